@@ -1,0 +1,241 @@
+"""The pipeline's typed contracts (DESIGN.md, "Contracts"): one pydantic model per table row or hand-off.
+
+Closed vocabularies are ``Literal``s so that a stray value fails validation at the boundary.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+TocSource = Literal["outline", "headings", "pages"]
+AnswerShape = Literal["amount", "date", "boolean", "entity", "text", "list", "comparison"]
+Decomposition = Literal["single", "multi_part", "compare"]
+DetectorName = Literal["toc", "keywords", "embeddings"]
+Role = Literal["primary", "supporting", "tangential", "discarded"]
+Decision = Literal["keep", "rewrite", "discard"]
+Regime = Literal["batch", "sequential"]
+RegimeChoice = Literal["auto", "batch", "sequential", "both"]
+LoopExit = Literal["sufficiency", "exhaustion", "budget", "single_call", "not_found", "failed"]
+Stage = Literal["arbiter", "generate"]
+CallStatus = Literal["ok", "error", "retry"]
+DocStatus = Literal["ok", "failed", "missing"]
+
+DETECTORS: tuple[str, ...] = get_args(DetectorName)
+ROLES: tuple[str, ...] = get_args(Role)
+
+# Role <-> decision mapping (issue 8): discarded <=> discard; every kept role is keep or rewrite.
+ROLE_DECISIONS: dict[str, tuple[str, ...]] = {
+    "primary": ("keep", "rewrite"),
+    "supporting": ("keep", "rewrite"),
+    "tangential": ("keep", "rewrite"),
+    "discarded": ("discard",),
+}
+
+
+class Line(BaseModel):
+    """One text line of a PDF (a row of ``lines``)."""
+
+    doc_id: str
+    page: int = Field(ge=0, description="0-based page number")
+    line_no: int = Field(ge=0, description="line number within the document")
+    text: str
+    bbox: list[float] = Field(min_length=4, max_length=4)
+    font_size: float
+    bold: bool
+    block_no: int
+
+
+class Section(BaseModel):
+    """One structural unit of a document (a row of ``toc``)."""
+
+    doc_id: str
+    section_id: int
+    level: int = Field(ge=1)
+    title: str
+    page_start: int
+    page_end: int
+    line_start: int
+    line_end: int = Field(description="last line_no of the section, inclusive")
+    parent_id: int | None = None
+    source: TocSource
+
+
+class QuestionRecord(BaseModel):
+    """One line of a question set (JSONL), as given by its author."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    qid: str
+    question: str
+    doc: list[str] | None = None
+    answer: str | None = None
+    gold_pages_0based: list[int] | None = None
+    labels: dict = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _doc_as_list(cls, data):
+        if isinstance(data, dict) and isinstance(data.get("doc"), str):
+            data = {**data, "doc": [data["doc"]]}
+        if isinstance(data, dict) and data.get("qid") is not None:
+            data = {**data, "qid": str(data["qid"])}
+        return data
+
+
+class ParsedQuestion(BaseModel):
+    """A question after the offline parser (a row of ``questions``, with the record's fields)."""
+
+    question_id: str
+    text: str
+    keywords_primary: list[str]
+    keywords_secondary: list[str]
+    answer_shape: AnswerShape
+    decomposition: Decomposition
+    intent: str
+    parser: str
+
+
+class DetectorHit(BaseModel):
+    """One proposal of one detector, on the detector's own score scale (never normalised)."""
+
+    question_id: str
+    detector: DetectorName
+    rank: int = Field(ge=1)
+    raw_score: float
+    doc_id: str
+    page: int
+    line_start: int
+    line_end: int
+    section_id: int | None = None
+    matched_keywords: list[str] = Field(default_factory=list)
+
+
+class CandidateBrief(BaseModel):
+    """One candidate passage as handed to the arbiter (a row of ``candidates``)."""
+
+    question_id: str
+    candidate_id: str = Field(description="stable id: doc8:page:l<start>-<end>")
+    doc_id: str
+    page: int
+    line_start: int
+    line_end: int
+    section_id: int | None = None
+    section: str = Field(description="TOC title path, ' > ' separated; '' when none")
+    methods: list[DetectorName]
+    ranks: dict[str, int] = Field(description="detector -> rank (1-based) of its best hit in this candidate")
+    raw_scores: dict[str, float] = Field(description="detector -> raw score of its best hit")
+    matched_keywords: list[str]
+    snippet: str = Field(description="3-5 lines around the anchor, from lines")
+    rrf_score: float = Field(description="reciprocal rank fusion (k=60); audit and pool cap only, never the decision")
+
+
+class CandidateVerdict(BaseModel):
+    """The arbiter's verdict on one candidate."""
+
+    candidate_id: str
+    role: Role
+    decision: Decision = "keep"
+    reason: str = Field(description="one plain line, goes to the audit trail")
+    relevance: float = Field(ge=0.0, le=1.0)
+    contradicts: list[str] = Field(default_factory=list)
+    anchor_found: bool = False
+    rewrite: str | None = Field(default=None, description="condensed restatement, kept beside the original lines")
+    flagged: bool = Field(default=False, description="set by validation, e.g. missing from the arbiter's output")
+
+    @model_validator(mode="after")
+    def _role_decision(self):
+        if self.decision not in ROLE_DECISIONS[self.role]:
+            raise ValueError(f"decision {self.decision!r} is not allowed for role {self.role!r}")
+        if self.decision == "rewrite" and not (self.rewrite or "").strip():
+            raise ValueError("decision 'rewrite' needs a non-empty rewrite")
+        self.reason = " ".join(self.reason.split())
+        return self
+
+
+class ArbiterOutput(BaseModel):
+    """What one arbiter call returns for one question."""
+
+    verdicts: list[CandidateVerdict]
+    not_found: bool = False
+    not_found_reason: str | None = None
+
+
+class RetrievedPassage(BaseModel):
+    """A kept candidate in a RetrievalResult, with its text and the arbiter's reason."""
+
+    candidate_id: str
+    doc_id: str
+    page: int
+    line_start: int
+    line_end: int
+    section: str
+    text: str
+    role: Role
+    decision: Decision
+    reason: str
+    relevance: float
+    anchor_found: bool
+    rewrite: str | None = None
+    rrf_score: float = 0.0
+    methods: list[str] = Field(default_factory=list)
+    matched_keywords: list[str] = Field(default_factory=list)
+
+
+class Contradiction(BaseModel):
+    candidate_ids: list[str]
+    note: str
+
+
+class RetrievalResult(BaseModel):
+    """The contract handed from retrieval to generation (stored as JSON in ``retrieval_results``)."""
+
+    question_id: str
+    status: Literal["found", "not_found"]
+    primary: list[RetrievedPassage] = Field(default_factory=list)
+    supporting: list[RetrievedPassage] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
+    rule: str = Field(description="the dispatcher rule that fired")
+    not_found_reason: str | None = None
+    profile: str = "balanced"
+    guard_fired: bool = False
+    arbiter_provider: str
+    arbiter_model: str
+    arbiter_call_id: str | None = None
+
+    def passages(self) -> list[RetrievedPassage]:
+        return [*self.primary, *self.supporting]
+
+
+class EvidenceSpan(BaseModel):
+    doc_id: str
+    page: int
+    line_start: int
+    line_end: int
+    quote: str
+
+
+class AnswerWithEvidence(BaseModel):
+    """A typed answer. The sequential loop reads the two booleans, never ``confidence``."""
+
+    value: str | None
+    evidence: list[EvidenceSpan] = Field(default_factory=list)
+    answer_found: bool
+    complete_answer_found: bool
+    confidence: float = Field(ge=0.0, le=1.0)
+    caveats: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _complete_implies_found(self):
+        if self.complete_answer_found and not self.answer_found:
+            raise ValueError("complete_answer_found requires answer_found")
+        return self
+
+
+class LLMUsage(BaseModel):
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    counted: bool = Field(default=False, description="True when counted locally (offline provider), not reported by an API")

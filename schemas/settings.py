@@ -1,0 +1,120 @@
+"""All settings in one place: ``ARBITER_*`` environment variables (or ``arbiter.toml`` in the working directory).
+
+Nothing reads ``os.environ`` at import time; call :func:`get_settings` where a value is needed.
+Nested groups use ``__``: ``ARBITER_LLM__BASE_URL``, ``ARBITER_DISPATCH__PROFILE``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+
+class IngestSettings(BaseModel):
+    parse_workers: int = Field(2, description="parallel PDF parse tasks (Prefect ThreadPoolTaskRunner workers)")
+    window_lines: int = Field(4, description="consecutive lines per embedded/BM25 line window (inside one section)")
+    window_stride: int = Field(2, description="lines between the starts of two windows")
+    embed_batch_size: int = Field(64, description="windows per embedding batch")
+
+
+class EmbedderSettings(BaseModel):
+    kind: str = Field("minilm", description="'minilm' (bundled all-MiniLM-L6-v2, offline) or 'hash' (tiny deterministic, tests only)")
+    device: str = Field("cpu", description="torch device for the local embedder")
+
+
+class DetectSettings(BaseModel):
+    top_k_per_detector: int = Field(20, description="hits kept from each detector per question")
+    pool_size: int = Field(30, description="candidates handed to the arbiter (top by RRF); capped at 200")
+    rrf_k: int = Field(60, description="RRF constant")
+
+
+class LLMSettings(BaseModel):
+    base_url: str | None = Field(None, description="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp, LiteLLM); None = OpenAI")
+    api_key: SecretStr | None = Field(None, description="API key; falls back to OPENAI_API_KEY; never stored or logged")
+    model: str = Field("gpt-4o-mini", description="model name sent to the provider")
+    timeout_s: float = Field(60.0, description="per-request timeout")
+    max_attempts: int = Field(4, description="attempts per call for transient errors (429, 5xx, timeouts)")
+    backoff_base_s: float = Field(0.5, description="first backoff; doubles per attempt, with jitter; Retry-After wins")
+    backoff_max_s: float = Field(30.0, description="cap of one backoff sleep")
+    max_in_flight: int = Field(8, description="concurrent LLM calls")
+    requests_per_minute: int | None = Field(None, description="rate limit on requests (None = unlimited)")
+    tokens_per_minute: int | None = Field(None, description="rate limit on input+output tokens (None = unlimited)")
+    fallback: str | None = Field(None, description="provider to fall back to after a terminal failure, e.g. 'rules'")
+    tokenizer: str = Field("o200k_base", description="bpe-openai encoding used to count prompts offline")
+
+
+class ArbiterSettings(BaseModel):
+    provider: str = Field("rules", description="rules | openai | replay | learned")
+    replay_run_id: str | None = Field(None, description="run whose llm_calls the replay provider serves (None = any run)")
+
+
+class GenerateSettings(BaseModel):
+    provider: str = Field("extractive", description="extractive (offline) | openai | replay")
+    regime: str = Field("auto", description="auto | batch | sequential | both")
+    top_k: int = Field(5, description="candidates given to generation")
+    close_call_margin: float = Field(0.05, description="top-2 relevance within this share -> batch")
+    max_output_tokens: int = Field(400, description="output cap per generation call")
+    seq_max_tokens: int = Field(12000, description="sequential budget: input tokens over all steps")
+    seq_max_seconds: float = Field(120.0, description="sequential budget: wall seconds")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="ARBITER_", env_nested_delimiter="__", toml_file="arbiter.toml", extra="ignore"
+    )
+
+    home: Path = Field(Path(".arbiter"), description="warehouse home: warehouse.duckdb, lance/, reports/, models/")
+    ingest: IngestSettings = IngestSettings()
+    embedder: EmbedderSettings = EmbedderSettings()
+    detect: DetectSettings = DetectSettings()
+    llm: LLMSettings = LLMSettings()
+    arbiter: ArbiterSettings = ArbiterSettings()
+    dispatch_profile: str = Field("balanced", description="dispatcher threshold profile: strict | balanced | lenient")
+    generate: GenerateSettings = GenerateSettings()
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings):
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        sources.append(TomlConfigSettingsSource(settings_cls))
+        return tuple(sources)
+
+    @property
+    def duckdb_path(self) -> Path:
+        return self.home / "warehouse.duckdb"
+
+    @property
+    def lance_dir(self) -> Path:
+        return self.home / "lance"
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.home / "reports"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.home / "models"
+
+    def api_key_value(self) -> str | None:
+        if self.llm.api_key is not None:
+            return self.llm.api_key.get_secret_value()
+        return os.environ.get("OPENAI_API_KEY")
+
+
+def get_settings(**overrides) -> Settings:
+    return Settings(**overrides)
+
+
+def offline_environment() -> None:
+    """Defaults that keep a run offline and quiet: no hub downloads, no telemetry."""
+    for key, value in {
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "DO_NOT_TRACK": "1",
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+        "TOKENIZERS_PARALLELISM": "false",
+    }.items():
+        os.environ.setdefault(key, value)

@@ -1,0 +1,40 @@
+"""Shared fixtures. Tests that read ../shared/data skip with a reason when it is absent (a user's clone)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from schemas.settings import offline_environment
+
+offline_environment()
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("ARBITER_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("ARBITER_LIVE_TESTS") == "1":
+        return
+    skip_live = pytest.mark.skip(reason="live API test: set ARBITER_LIVE_TESTS=1 and an API key to run")
+    for item in items:
+        if "live" in item.keywords:
+            item.add_marker(skip_live)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"evaluation data not found at {SHARED_DATA} (only CI and developer machines have ../shared/data)")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def wh(tmp_path):
+    from warehouse.db import Warehouse
+
+    w = Warehouse(tmp_path / "warehouse.duckdb")
+    yield w
+    w.close()

@@ -1,0 +1,157 @@
+"""The one door to the DuckDB file: connection, migrations, serialized writes, typed errors.
+
+Tasks never open connections; they receive a :class:`Warehouse` (or call the store functions in ``warehouse/``).
+One process holds the file at a time (DuckDB's own lock); a second run gets :class:`WarehouseBusyError`.
+Threads inside a process share one connection; every statement takes the same lock, so writes are serialized.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from warehouse.migrations import MIGRATIONS
+
+
+class WarehouseError(RuntimeError):
+    """Terminal warehouse problem; the message says what to do."""
+
+
+class WarehouseBusyError(WarehouseError):
+    pass
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+class Warehouse:
+    def __init__(self, path: Path | str, read_only: bool = False):
+        self.path = Path(path)
+        self.read_only = read_only
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif not self.path.exists():
+            raise WarehouseError(f"no warehouse at {self.path}: run `arbiter ingest` or `arbiter demo` first")
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise WarehouseBusyError(
+                    f"warehouse {self.path} is in use by another process (another arbiter run?); "
+                    f"wait for it to finish or point ARBITER_HOME elsewhere. DuckDB said: {exc}"
+                ) from exc
+            raise
+        self._lock = threading.RLock()
+        if not read_only:
+            self.migrate()
+
+    # -- schema -----------------------------------------------------------------------------------------------
+    def migrate(self) -> list[str]:
+        with self._lock:
+            self.con.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations (name VARCHAR PRIMARY KEY, applied_at TIMESTAMP NOT NULL)"
+            )
+            done = {r[0] for r in self.con.execute("SELECT name FROM _migrations").fetchall()}
+            applied = []
+            for name, fn in MIGRATIONS:
+                if name in done:
+                    continue
+                self.con.execute("BEGIN TRANSACTION")
+                try:
+                    fn(self.con)
+                    self.con.execute("INSERT INTO _migrations VALUES (?, ?)", [name, utcnow()])
+                    self.con.execute("COMMIT")
+                except Exception:
+                    self.con.execute("ROLLBACK")
+                    raise
+                applied.append(name)
+            return applied
+
+    # -- statements -------------------------------------------------------------------------------------------
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple]:
+        """Run one statement and fetch everything (an unfinished result would block the connection)."""
+        with self._lock:
+            cur = self.con.execute(sql, params or [])
+            return cur.fetchall() if cur.description else []
+
+    def query(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            cur = self.con.execute(sql, params or [])
+            cols = [d[0] for d in cur.description]
+            return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+    def query_df(self, sql: str, params: Sequence[Any] | None = None) -> pl.DataFrame:
+        with self._lock:
+            return self.con.execute(sql, params or []).pl()
+
+    def scalar(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        rows = self.execute(sql, params)
+        return rows[0][0] if rows else None
+
+    def insert_df(self, table: str, df: pl.DataFrame) -> int:
+        """Insert a polars frame by column name (extra table columns get their defaults / NULL)."""
+        if df.height == 0:
+            return 0
+        with self._lock:
+            self.con.register("_arbiter_insert", df.to_arrow())
+            try:
+                cols = ", ".join(f'"{c}"' for c in df.columns)
+                self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _arbiter_insert")
+            finally:
+                self.con.unregister("_arbiter_insert")
+        return df.height
+
+    def insert_rows(self, table: str, rows: list[dict[str, Any]]) -> int:
+        if not rows:
+            return 0
+        cols = list(rows[0].keys())
+        placeholders = ", ".join("?" for _ in cols)
+        collist = ", ".join(f'"{c}"' for c in cols)
+        with self._lock:
+            self.con.executemany(
+                f"INSERT INTO {table} ({collist}) VALUES ({placeholders})", [[r[c] for c in cols] for r in rows]
+            )
+        return len(rows)
+
+    @contextmanager
+    def transaction(self) -> Iterator["Warehouse"]:
+        """All-or-nothing block; holds the write lock for its duration."""
+        with self._lock:
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                yield self
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            else:
+                self.con.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self.con.close()
+
+    def __enter__(self) -> "Warehouse":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_warehouse(settings=None, read_only: bool = False) -> Warehouse:
+    from schemas.settings import get_settings
+
+    settings = settings or get_settings()
+    return Warehouse(settings.duckdb_path, read_only=read_only)
