@@ -1,0 +1,103 @@
+"""LanceDB line-window vectors: one table, rows keyed by (doc_id, window_id), replaced per document.
+
+Brute-force (flat) search: below ~100k rows it is exact and fast; an IVF_PQ index was probed and lost recall.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import lancedb
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+TABLE = "line_windows"
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+class VectorStore:
+    def __init__(self, lance_dir: Path | str):
+        self.dir = Path(lance_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.db = lancedb.connect(str(self.dir))
+        self._lock = threading.RLock()
+        self._table = None
+
+    def _schema(self, dim: int) -> pa.Schema:
+        return pa.schema(
+            [
+                pa.field("doc_id", pa.string()),
+                pa.field("window_id", pa.int64()),
+                pa.field("page", pa.int64()),
+                pa.field("line_start", pa.int64()),
+                pa.field("line_end", pa.int64()),
+                pa.field("section_id", pa.int64()),
+                pa.field("text", pa.string()),
+                pa.field("embedder", pa.string()),
+                pa.field("vector", pa.list_(pa.float32(), dim)),
+            ]
+        )
+
+    def table(self):
+        with self._lock:
+            if self._table is None and TABLE in self.db.list_tables().tables:
+                self._table = self.db.open_table(TABLE)
+            return self._table
+
+    def replace_doc(self, doc_id: str, windows: pl.DataFrame, vectors: np.ndarray, embedder: str) -> int:
+        """Delete the document's old vectors and add the new ones (a re-ingested, changed document)."""
+        if windows.height != len(vectors):
+            raise ValueError(f"{windows.height} windows but {len(vectors)} vectors for {doc_id}")
+        dim = int(vectors.shape[1]) if len(vectors) else 0
+        with self._lock:
+            tbl = self.table()
+            if tbl is not None:
+                tbl.delete(f"doc_id = {_quote(doc_id)}")
+            if windows.height == 0:
+                return 0
+            arrow = windows.select("doc_id", "window_id", "page", "line_start", "line_end", "section_id", "text")
+            arrow = arrow.with_columns(pl.lit(embedder).alias("embedder")).to_arrow()
+            flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))
+            arrow = arrow.append_column("vector", pa.FixedSizeListArray.from_arrays(flat, dim))
+            arrow = arrow.cast(self._schema(dim))
+            if tbl is None:
+                self._table = self.db.create_table(TABLE, data=arrow)
+            else:
+                tbl.add(arrow)
+        return windows.height
+
+    def delete_doc(self, doc_id: str) -> None:
+        with self._lock:
+            tbl = self.table()
+            if tbl is not None:
+                tbl.delete(f"doc_id = {_quote(doc_id)}")
+
+    def doc_ids(self) -> set[str]:
+        tbl = self.table()
+        if tbl is None:
+            return set()
+        return set(tbl.to_arrow().column("doc_id").unique().to_pylist())
+
+    def count(self, doc_id: str | None = None) -> int:
+        tbl = self.table()
+        if tbl is None:
+            return 0
+        return tbl.count_rows(f"doc_id = {_quote(doc_id)}" if doc_id else None)
+
+    def search(self, vector: np.ndarray, doc_ids: list[str] | None, k: int) -> pl.DataFrame:
+        """Top-k windows by cosine distance, restricted to ``doc_ids`` (None = whole corpus)."""
+        tbl = self.table()
+        cols = ["doc_id", "window_id", "page", "line_start", "line_end", "section_id", "text"]
+        if tbl is None:
+            return pl.DataFrame(schema={**{c: pl.Int64 for c in cols}, "doc_id": pl.String, "text": pl.String,
+                                        "_distance": pl.Float32})
+        q = tbl.search(np.asarray(vector, dtype=np.float32)).distance_type("cosine").select([*cols, "_distance"]).limit(k)
+        if doc_ids is not None:
+            q = q.where("doc_id IN (" + ", ".join(_quote(d) for d in doc_ids) + ")", prefilter=True)
+        with self._lock:
+            return q.to_polars()
