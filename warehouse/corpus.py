@@ -1,0 +1,152 @@
+"""SQL for the corpus brick: ``documents``, ``lines``, ``toc``.
+
+``documents`` is keyed by path (one current row per file); ``lines``/``toc`` by ``doc_id`` (sha256 of the bytes),
+so a changed file gets a new doc_id and its old rows are replaced in the same transaction.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from warehouse.db import Warehouse, utcnow
+
+LINE_COLUMNS = ["doc_id", "page", "line_no", "text", "bbox", "font_size", "bold", "block_no"]
+TOC_COLUMNS = ["doc_id", "section_id", "level", "title", "page_start", "page_end", "line_start", "line_end",
+               "parent_id", "source"]
+
+
+def get_document(wh: Warehouse, path: str) -> dict[str, Any] | None:
+    rows = wh.query("SELECT * FROM documents WHERE path = ?", [path])
+    return rows[0] if rows else None
+
+
+def list_documents(wh: Warehouse, status: str | None = None) -> list[dict[str, Any]]:
+    if status:
+        return wh.query("SELECT * FROM documents WHERE status = ? ORDER BY path", [status])
+    return wh.query("SELECT * FROM documents ORDER BY path")
+
+
+def _drop_doc_rows_if_orphan(wh: Warehouse, doc_id: str | None, except_path: str) -> bool:
+    """Delete lines/toc of ``doc_id`` unless another current document still uses the same bytes."""
+    if not doc_id:
+        return False
+    others = wh.scalar(
+        "SELECT count(*) FROM documents WHERE doc_id = ? AND path <> ? AND status = 'ok'", [doc_id, except_path]
+    )
+    if others:
+        return False
+    wh.execute("DELETE FROM lines WHERE doc_id = ?", [doc_id])
+    wh.execute("DELETE FROM toc WHERE doc_id = ?", [doc_id])
+    return True
+
+
+def replace_document(wh: Warehouse, run_id: str, *, path: str, doc_id: str, n_bytes: int, pages: int,
+                     has_outline: bool, toc_source: str, lines: pl.DataFrame, toc: pl.DataFrame,
+                     parser_version: str) -> str | None:
+    """Atomically swap a file's rows for a new parse. Returns the previous doc_id when it was orphaned."""
+    with wh.transaction():
+        old = get_document(wh, path)
+        orphaned = None
+        if old and old["doc_id"] and old["doc_id"] != doc_id and _drop_doc_rows_if_orphan(wh, old["doc_id"], path):
+            orphaned = old["doc_id"]
+        wh.execute("DELETE FROM lines WHERE doc_id = ?", [doc_id])
+        wh.execute("DELETE FROM toc WHERE doc_id = ?", [doc_id])
+        wh.insert_df("lines", lines.select(LINE_COLUMNS).with_columns(pl.lit(run_id).alias("run_id")))
+        wh.insert_df("toc", toc.select(TOC_COLUMNS).with_columns(pl.lit(run_id).alias("run_id")))
+        _upsert(wh, run_id, path, doc_id=doc_id, n_bytes=n_bytes, pages=pages, has_outline=has_outline,
+                toc_source=toc_source, n_lines=lines.height, n_sections=toc.height, status="ok", error=None,
+                parser_version=parser_version)
+    return orphaned
+
+
+def record_failed_document(wh: Warehouse, run_id: str, *, path: str, doc_id: str | None, n_bytes: int | None,
+                           status: str, error: str, parser_version: str) -> str | None:
+    """A file that could not be ingested: one documents row with its error; its previous rows are dropped."""
+    with wh.transaction():
+        old = get_document(wh, path)
+        orphaned = None
+        if old and old["doc_id"] and _drop_doc_rows_if_orphan(wh, old["doc_id"], path):
+            orphaned = old["doc_id"]
+        _upsert(wh, run_id, path, doc_id=doc_id, n_bytes=n_bytes, pages=None, has_outline=None, toc_source=None,
+                n_lines=0, n_sections=0, status=status, error=error, parser_version=parser_version)
+    return orphaned
+
+
+def mark_missing(wh: Warehouse, run_id: str, paths: list[str]) -> list[str]:
+    """Files that were ingested before and are gone now: status 'missing', no longer current."""
+    marked = []
+    with wh.transaction():
+        for path in paths:
+            old = get_document(wh, path)
+            if not old or old["status"] == "missing":
+                continue
+            wh.execute(
+                "UPDATE documents SET status = 'missing', error = ?, run_id = ?, ingested_at = ? WHERE path = ?",
+                [f"file no longer exists at {path}; its rows are kept for past runs but it is not searched",
+                 run_id, utcnow(), path],
+            )
+            marked.append(path)
+    return marked
+
+
+def _upsert(wh: Warehouse, run_id: str, path: str, **cols: Any) -> None:
+    wh.execute("DELETE FROM documents WHERE path = ?", [path])
+    wh.insert_rows("documents", [{"path": path, "run_id": run_id, "ingested_at": utcnow(), **cols}])
+
+
+def documents_under(wh: Warehouse, root: Path) -> list[str]:
+    prefix = str(root.resolve()).rstrip("/") + "/"
+    return [r[0] for r in wh.execute("SELECT path FROM documents WHERE starts_with(path, ?)", [prefix])]
+
+
+def doc_ids_for_paths(wh: Warehouse, paths: list[str]) -> dict[str, str | None]:
+    """path -> current doc_id (None when the file is not ingested or failed)."""
+    if not paths:
+        return {}
+    rows = wh.execute(
+        "SELECT path, doc_id FROM documents WHERE status = 'ok' AND list_contains(?, path)", [paths]
+    )
+    found = dict(rows)
+    return {p: found.get(p) for p in paths}
+
+
+def current_doc_ids(wh: Warehouse) -> list[str]:
+    return [r[0] for r in wh.execute("SELECT DISTINCT doc_id FROM documents WHERE status = 'ok' ORDER BY 1")]
+
+
+def load_lines(wh: Warehouse, doc_ids: list[str]) -> pl.DataFrame:
+    return wh.query_df(
+        f"SELECT {', '.join(LINE_COLUMNS)} FROM lines WHERE list_contains(?, doc_id) ORDER BY doc_id, line_no",
+        [doc_ids],
+    )
+
+
+def load_toc(wh: Warehouse, doc_ids: list[str]) -> pl.DataFrame:
+    return wh.query_df(
+        f"SELECT {', '.join(TOC_COLUMNS)} FROM toc WHERE list_contains(?, doc_id) ORDER BY doc_id, section_id",
+        [doc_ids],
+    )
+
+
+def lines_text(wh: Warehouse, doc_id: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
+    return wh.query(
+        "SELECT page, line_no, text FROM lines WHERE doc_id = ? AND line_no BETWEEN ? AND ? ORDER BY line_no",
+        [doc_id, line_start, line_end],
+    )
+
+
+def corpus_summary(wh: Warehouse) -> dict[str, Any]:
+    row = wh.query(
+        "SELECT count(*) AS documents, count(*) FILTER (status = 'ok') AS ok, "
+        "count(*) FILTER (status = 'failed') AS failed, count(*) FILTER (status = 'missing') AS missing, "
+        "coalesce(sum(pages) FILTER (status = 'ok'), 0) AS pages FROM documents"
+    )[0]
+    row["lines"] = wh.scalar("SELECT count(*) FROM lines")
+    row["sections"] = wh.scalar("SELECT count(*) FROM toc")
+    row["toc_sources"] = dict(wh.execute(
+        "SELECT toc_source, count(*) FROM documents WHERE status = 'ok' GROUP BY 1 ORDER BY 1"
+    ))
+    return row
