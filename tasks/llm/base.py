@@ -44,6 +44,7 @@ class ProviderReply(BaseModel):
     text: str = Field(description="raw reply (JSON text for structured output)")
     usage: LLMUsage | None = Field(default=None, description="as reported by the API; None -> counted locally")
     raw: str | None = Field(default=None, description="full raw response body, when different from text")
+    replay_of: str | None = Field(default=None, description="call_id the reply was replayed from (replay provider)")
 
 
 class LLMResult(BaseModel):
@@ -79,9 +80,12 @@ class TerminalLLMError(RuntimeError):
 class InvalidOutputError(RuntimeError):
     """The reply did not validate (bad JSON, wrong schema, unknown ids). Retried once with the error stated."""
 
-    def __init__(self, message: str, feedback: str | None = None):
+    def __init__(self, message: str, feedback: str | None = None, *, usage: LLMUsage | None = None,
+                 raw: str | None = None):
         super().__init__(message)
         self.feedback = feedback or message
+        self.usage = usage  # tokens the invalid reply spent, when the provider knows them
+        self.raw = raw  # the offending reply, for the llm_calls row
 
 
 @runtime_checkable
