@@ -44,11 +44,55 @@ class LLMSettings(BaseModel):
     tokens_per_minute: int | None = Field(None, description="rate limit on input+output tokens (None = unlimited)")
     fallback: str | None = Field(None, description="provider to fall back to after a terminal failure, e.g. 'rules'")
     tokenizer: str = Field("o200k_base", description="bpe-openai encoding used to count prompts offline")
+    token_limit_param: str = Field("max_completion_tokens", description="output cap parameter: 'max_completion_tokens' "
+                                   "(OpenAI) or 'max_tokens' (older OpenAI-compatible servers)")
+    temperature: float | None = Field(None, description="sampling temperature (None = server default)")
+    durable_log: bool = Field(True, description="commit each llm_calls row before the call returns (False: batched "
+                              "writes, faster at high concurrency, flushed when the run closes)")
 
 
 class ArbiterSettings(BaseModel):
     provider: str = Field("rules", description="rules | openai | replay | learned")
     replay_run_id: str | None = Field(None, description="run whose llm_calls the replay provider serves (None = any run)")
+
+
+class DispatchProfile(BaseModel):
+    """Thresholds and caps of the verdict dispatcher (seed 001: 0.9 for finance, 0.5 for a chat bot)."""
+
+    min_relevance: float = Field(0.6, ge=0, le=1, description="a primary verdict below this is dropped")
+    min_supporting_relevance: float = Field(0.45, ge=0, le=1, description="a supporting verdict below this is dropped")
+    max_primary: int = Field(3, ge=1, description="primary passages kept, best relevance first")
+    max_supporting: int = Field(4, ge=0, description="supporting passages kept, best relevance first")
+    guard_high: float = Field(0.8, ge=0, le=1, description="inflation guard: a relevance above this counts as high")
+    guard_share: float = Field(0.3, ge=0, le=1, description="inflation guard fires when more than this share is high")
+    guard_top_k: int = Field(3, ge=1, description="passages kept (by relevance) when the inflation guard fires")
+    guard_min_pool: int = Field(5, ge=1, description="smallest pool the inflation guard judges")
+
+
+DISPATCH_PROFILES: dict[str, DispatchProfile] = {
+    "strict": DispatchProfile(min_relevance=0.9, min_supporting_relevance=0.65, max_primary=2, max_supporting=2,
+                              guard_top_k=2),
+    "balanced": DispatchProfile(),
+    "lenient": DispatchProfile(min_relevance=0.5, min_supporting_relevance=0.3, max_primary=5, max_supporting=8,
+                               guard_share=0.5, guard_top_k=5),
+}
+
+
+class DispatchSettings(BaseModel):
+    """Overrides applied on top of the chosen profile (``dispatch_profile``); None keeps the profile's value."""
+
+    min_relevance: float | None = Field(None, ge=0, le=1, description="override: lowest primary relevance kept")
+    min_supporting_relevance: float | None = Field(None, ge=0, le=1,
+                                                   description="override: lowest supporting relevance kept")
+    max_primary: int | None = Field(None, ge=1, description="override: primary passages kept")
+    max_supporting: int | None = Field(None, ge=0, description="override: supporting passages kept")
+    guard_high: float | None = Field(None, ge=0, le=1, description="override: inflation guard's high relevance")
+    guard_share: float | None = Field(None, ge=0, le=1, description="override: inflation guard's share of high scores")
+    guard_top_k: int | None = Field(None, ge=1, description="override: passages kept when the guard fires")
+    guard_min_pool: int | None = Field(None, ge=1, description="override: smallest pool the guard judges")
+
+    def overrides(self) -> dict[str, float | int]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
 
 
 class GenerateSettings(BaseModel):
@@ -73,6 +117,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     arbiter: ArbiterSettings = ArbiterSettings()
     dispatch_profile: str = Field("balanced", description="dispatcher threshold profile: strict | balanced | lenient")
+    dispatch: DispatchSettings = DispatchSettings()
     generate: GenerateSettings = GenerateSettings()
 
     @classmethod
@@ -118,3 +163,22 @@ def offline_environment() -> None:
         "TOKENIZERS_PARALLELISM": "false",
     }.items():
         os.environ.setdefault(key, value)
+
+
+def settings_reference() -> list[tuple[str, str, str]]:
+    """(environment variable, default, description) for every setting, nested groups flattened with ``__``."""
+    rows: list[tuple[str, str, str]] = []
+
+    def walk(model_cls: type[BaseModel], prefix: str) -> None:
+        for name, field in model_cls.model_fields.items():
+            ann = field.annotation
+            if isinstance(ann, type) and issubclass(ann, BaseModel):
+                walk(ann, f"{prefix}{name.upper()}__")
+                continue
+            default = field.default
+            shown = "unset" if default is None else (default.get_secret_value() if isinstance(default, SecretStr)
+                                                      else str(default))
+            rows.append((f"{prefix}{name.upper()}", shown, field.description or ""))
+
+    walk(Settings, "ARBITER_")
+    return rows

@@ -95,7 +95,7 @@ class Warehouse:
 
     def query_df(self, sql: str, params: Sequence[Any] | None = None) -> pl.DataFrame:
         with self._lock:
-            return self.con.execute(sql, params or []).pl()
+            return self.con.sql(sql, params=list(params) if params else None).pl()  # DuckDB 2: results lack .pl()
 
     def scalar(self, sql: str, params: Sequence[Any] | None = None) -> Any:
         rows = self.execute(sql, params)
@@ -140,6 +140,10 @@ class Warehouse:
                 self.con.execute("COMMIT")
 
     def close(self) -> None:
+        if not self.read_only:
+            from warehouse.llm_log import flush_calls  # queued (non-durable) llm_calls rows land before closing
+
+            flush_calls(self)
         with self._lock:
             self.con.close()
 

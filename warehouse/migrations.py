@@ -245,3 +245,235 @@ def m001_core(con: duckdb.DuckDBPyConnection) -> None:
         );
         """
     )
+
+
+@migration
+def m002_prices_and_costs(con: duckdb.DuckDBPyConnection) -> None:
+    """Cost views over ``llm_calls`` x ``prices`` (prices are data: edit warehouse/prices.csv, reload, re-query).
+
+    - ``llm_calls.call_group``: one id shared by all attempts of one client call (retries, fallback);
+      ``llm_calls.replay_of``: the call_id a replayed row was served from.
+    - ``llm_token_cost(...)``: USD of one row's tokens: uncached input, cached input and output at their
+      per-million prices; ``batch_api`` rows at batch prices (cached input at the lower of cached and batch input).
+    - ``llm_call_costs``: every ``llm_calls`` row with the price in effect for its model on its date (the latest
+      ``effective_date`` <= ``created_at``): ``cost_usd`` (NULL when the model has no price row) and
+      ``reference_cost_usd`` (the same tokens priced at the ``reference`` row: what an offline run would cost
+      if sent to that model).
+    - ``llm_call_costs_at(price_model)``: the same rows, every call priced as if sent to ``price_model``.
+    - ``llm_costs_by_run_stage``: per run, stage and regime: calls (client calls), attempts, failed (calls with
+      no ok attempt), failed_attempts, replayed, token sums, cost_usd, unpriced_attempts, reference_cost_usd.
+    """
+    con.execute(
+        """
+        ALTER TABLE llm_calls ADD COLUMN call_group VARCHAR;
+        ALTER TABLE llm_calls ADD COLUMN replay_of VARCHAR;
+
+        CREATE MACRO llm_token_cost(input_tokens, cached_tokens, output_tokens, batch_api,
+                                    input_per_mtok, cached_input_per_mtok, output_per_mtok,
+                                    batch_input_per_mtok, batch_output_per_mtok) AS (
+            greatest(coalesce(input_tokens, 0) - coalesce(cached_tokens, 0), 0)
+                * CASE WHEN batch_api THEN batch_input_per_mtok ELSE input_per_mtok END
+            + coalesce(cached_tokens, 0)
+                * CASE WHEN batch_api THEN least(cached_input_per_mtok, batch_input_per_mtok)
+                       ELSE cached_input_per_mtok END
+            + coalesce(output_tokens, 0)
+                * CASE WHEN batch_api THEN batch_output_per_mtok ELSE output_per_mtok END
+        ) / 1e6;
+
+        CREATE VIEW llm_call_costs AS
+        SELECT c.call_id, c.call_group, c.run_id, c.question_id, c.stage, c.regime, c.step, c.provider, c.model,
+               c.status, c.attempt, c.batch_api, c.fallback_from, c.replay_of, c.created_at,
+               c.input_tokens, c.cached_tokens, c.output_tokens, c.reasoning_tokens, c.tokens_counted,
+               c.latency_ms,
+               p.price_version, p.effective_date AS price_effective_date,
+               llm_token_cost(c.input_tokens, c.cached_tokens, c.output_tokens, c.batch_api,
+                              p.input_per_mtok, p.cached_input_per_mtok, p.output_per_mtok,
+                              p.batch_input_per_mtok, p.batch_output_per_mtok) AS cost_usd,
+               r.price_version AS reference_price_version,
+               llm_token_cost(c.input_tokens, c.cached_tokens, c.output_tokens, c.batch_api,
+                              r.input_per_mtok, r.cached_input_per_mtok, r.output_per_mtok,
+                              r.batch_input_per_mtok, r.batch_output_per_mtok) AS reference_cost_usd
+        FROM llm_calls c
+        ASOF LEFT JOIN prices p
+            ON c.model = p.model AND CAST(c.created_at AS DATE) >= p.effective_date
+        ASOF LEFT JOIN (SELECT * FROM prices WHERE model = 'reference') r
+            ON CAST(c.created_at AS DATE) >= r.effective_date;
+
+        CREATE MACRO llm_call_costs_at(price_model) AS TABLE
+        SELECT c.call_id, c.call_group, c.run_id, c.question_id, c.stage, c.regime, c.step, c.provider, c.model,
+               c.status, c.attempt, c.batch_api, c.created_at,
+               c.input_tokens, c.cached_tokens, c.output_tokens, c.reasoning_tokens, c.tokens_counted,
+               p.model AS priced_as, p.price_version,
+               llm_token_cost(c.input_tokens, c.cached_tokens, c.output_tokens, c.batch_api,
+                              p.input_per_mtok, p.cached_input_per_mtok, p.output_per_mtok,
+                              p.batch_input_per_mtok, p.batch_output_per_mtok) AS cost_usd
+        FROM llm_calls c
+        ASOF LEFT JOIN (SELECT * FROM prices WHERE model = price_model) p
+            ON CAST(c.created_at AS DATE) >= p.effective_date;
+
+        CREATE VIEW llm_costs_by_run_stage AS
+        SELECT run_id, stage, regime,
+               count(DISTINCT coalesce(call_group, call_id)) AS calls,
+               count(*) AS attempts,
+               count(DISTINCT coalesce(call_group, call_id))
+                 - count(DISTINCT CASE WHEN status = 'ok' THEN coalesce(call_group, call_id) END) AS failed,
+               count(*) FILTER (WHERE status <> 'ok') AS failed_attempts,
+               count(*) FILTER (WHERE replay_of IS NOT NULL) AS replayed,
+               sum(coalesce(input_tokens, 0)) AS input_tokens,
+               sum(coalesce(cached_tokens, 0)) AS cached_tokens,
+               sum(coalesce(output_tokens, 0)) AS output_tokens,
+               sum(coalesce(reasoning_tokens, 0)) AS reasoning_tokens,
+               sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS tokens,
+               sum(cost_usd) AS cost_usd,
+               count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_attempts,
+               sum(reference_cost_usd) AS reference_cost_usd
+        FROM llm_call_costs
+        GROUP BY run_id, stage, regime;
+        """
+    )
+
+
+@migration
+def m003_answers_and_regimes(con: duckdb.DuckDBPyConnection) -> None:
+    """Answer columns for the regime comparison, and the cost views over answers (issue 5).
+
+    New ``answers`` columns: ``answer_shape``, ``decomposition`` (copied from the parsed question, so the views need
+    no join), ``value_norm`` (``tasks.generate.normalise.normalise_value``: equal forms = same answer), ``correct``
+    (``answer_matches`` against the question set's reference answer; NULL when there is none), ``call_ids`` (the
+    ``llm_calls`` rows that returned this answer's steps), ``created_at``, ``routed_regime`` (the regime ``auto``
+    picks for the question, also on rows of the other regime).
+
+    - ``answer_costs``: one row per answer with its spend. ``calls``/``attempts`` and ``cost_usd`` /
+      ``reference_cost_usd`` are summed from ``llm_call_costs`` over every generate attempt of the answer's
+      (run_id, question_id, regime), retries included; ``cost_usd`` is NULL when an attempt's model has no price
+      row. An answer with no call rows is priced from its own token columns (``cost_basis`` says which).
+      ``reference_cost_usd`` prices offline (extractive) tokens as if sent to the ``reference`` price row.
+    - ``answer_costs_at(price_model)``: every answer's tokens priced as if sent to ``price_model``.
+    - ``regime_comparison``: per (run_id, question_id) answered in both regimes: tokens, cost, latency, exit and
+      steps of each, ``input_ratio`` (sequential / batch), ``values_agree`` (equal ``value_norm``), each side's
+      ``correct``, and the ``auto_*`` figures of the regime the router picked.
+    - ``regime_summary``: ``regime_comparison`` summed per run and answer_shape, plus an ``(all)`` row per run:
+      token sums, ``seq_batch_input_ratio``, ``input_savings`` (1 - ratio), ``auto_batch_input_ratio``, costs,
+      mean latencies, agreement, accuracy of batch / sequential / auto, and sequential exit counts.
+    """
+    con.execute(
+        """
+        ALTER TABLE answers ADD COLUMN answer_shape VARCHAR;
+        ALTER TABLE answers ADD COLUMN decomposition VARCHAR;
+        ALTER TABLE answers ADD COLUMN value_norm VARCHAR;
+        ALTER TABLE answers ADD COLUMN correct BOOLEAN;
+        ALTER TABLE answers ADD COLUMN call_ids VARCHAR[];
+        ALTER TABLE answers ADD COLUMN created_at TIMESTAMP;
+        ALTER TABLE answers ADD COLUMN routed_regime VARCHAR;
+
+        CREATE VIEW answer_costs AS
+        WITH calls AS (
+            SELECT run_id, question_id, regime,
+                   count(DISTINCT coalesce(call_group, call_id)) AS calls,
+                   count(*) AS attempts,
+                   count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_attempts,
+                   sum(cost_usd) AS cost_usd,
+                   sum(reference_cost_usd) AS reference_cost_usd
+            FROM llm_call_costs
+            WHERE stage = 'generate'
+            GROUP BY run_id, question_id, regime
+        ), priced AS (
+            SELECT a.*,
+                   llm_token_cost(a.input_tokens, a.cached_tokens, a.output_tokens, false,
+                                  p.input_per_mtok, p.cached_input_per_mtok, p.output_per_mtok,
+                                  p.batch_input_per_mtok, p.batch_output_per_mtok) AS token_cost_usd,
+                   llm_token_cost(a.input_tokens, a.cached_tokens, a.output_tokens, false,
+                                  r.input_per_mtok, r.cached_input_per_mtok, r.output_per_mtok,
+                                  r.batch_input_per_mtok, r.batch_output_per_mtok) AS token_reference_cost_usd
+            FROM answers a
+            ASOF LEFT JOIN prices p
+                ON a.model = p.model AND CAST(coalesce(a.created_at, now()) AS DATE) >= p.effective_date
+            ASOF LEFT JOIN (SELECT * FROM prices WHERE model = 'reference') r
+                ON CAST(coalesce(a.created_at, now()) AS DATE) >= r.effective_date
+        )
+        SELECT a.run_id, a.question_id, a.regime, a.routed, a.route_rule, a.answer_shape, a.decomposition,
+               a.exit, a.steps, a.status, a.error, a.provider, a.model, a.value, a.value_norm, a.answer_found,
+               a.complete_answer_found, a.correct,
+               coalesce(a.input_tokens, 0) AS input_tokens, coalesce(a.cached_tokens, 0) AS cached_tokens,
+               coalesce(a.output_tokens, 0) AS output_tokens, a.latency_ms,
+               coalesce(c.calls, 0) AS calls, coalesce(c.attempts, 0) AS attempts,
+               CASE WHEN c.attempts IS NOT NULL THEN 'llm_calls'
+                    WHEN coalesce(a.input_tokens, 0) + coalesce(a.output_tokens, 0) > 0 THEN 'answer_tokens'
+                    ELSE 'no_call' END AS cost_basis,
+               CASE WHEN c.attempts IS NOT NULL THEN (CASE WHEN c.unpriced_attempts = 0 THEN c.cost_usd END)
+                    WHEN coalesce(a.input_tokens, 0) + coalesce(a.output_tokens, 0) > 0 THEN a.token_cost_usd
+                    ELSE 0.0 END AS cost_usd,
+               CASE WHEN c.attempts IS NOT NULL THEN c.reference_cost_usd
+                    ELSE coalesce(a.token_reference_cost_usd, 0.0) END AS reference_cost_usd
+        FROM priced a
+        LEFT JOIN calls c USING (run_id, question_id, regime);
+
+        CREATE MACRO answer_costs_at(price_model) AS TABLE
+        SELECT a.run_id, a.question_id, a.regime, a.routed, a.answer_shape, a.exit, a.steps,
+               a.input_tokens, a.cached_tokens, a.output_tokens, p.model AS priced_as, p.price_version,
+               llm_token_cost(a.input_tokens, a.cached_tokens, a.output_tokens, false,
+                              p.input_per_mtok, p.cached_input_per_mtok, p.output_per_mtok,
+                              p.batch_input_per_mtok, p.batch_output_per_mtok) AS cost_usd
+        FROM answers a
+        ASOF LEFT JOIN (SELECT * FROM prices WHERE model = price_model) p
+            ON CAST(coalesce(a.created_at, now()) AS DATE) >= p.effective_date;
+
+        CREATE VIEW regime_comparison AS
+        SELECT b.run_id, b.question_id, coalesce(b.answer_shape, s.answer_shape) AS answer_shape,
+               coalesce(b.decomposition, s.decomposition) AS decomposition,
+               CASE WHEN b.routed THEN 'batch' WHEN s.routed THEN 'sequential' END AS routed_regime,
+               coalesce(b.route_rule, s.route_rule) AS route_rule,
+               b.input_tokens AS batch_input_tokens, s.input_tokens AS seq_input_tokens,
+               b.cached_tokens AS batch_cached_tokens, s.cached_tokens AS seq_cached_tokens,
+               b.output_tokens AS batch_output_tokens, s.output_tokens AS seq_output_tokens,
+               s.input_tokens / nullif(b.input_tokens, 0) AS input_ratio,
+               b.cost_usd AS batch_cost_usd, s.cost_usd AS seq_cost_usd,
+               b.reference_cost_usd AS batch_reference_cost_usd, s.reference_cost_usd AS seq_reference_cost_usd,
+               b.latency_ms AS batch_latency_ms, s.latency_ms AS seq_latency_ms,
+               b.exit AS batch_exit, s.exit AS seq_exit, b.steps AS batch_steps, s.steps AS seq_steps,
+               b.status AS batch_status, s.status AS seq_status,
+               b.value AS batch_value, s.value AS seq_value,
+               CASE WHEN b.status = 'ok' AND s.status = 'ok'
+                    THEN b.value_norm IS NOT DISTINCT FROM s.value_norm END AS values_agree,
+               b.correct AS batch_correct, s.correct AS seq_correct,
+               CASE WHEN b.routed THEN b.input_tokens ELSE s.input_tokens END AS auto_input_tokens,
+               CASE WHEN b.routed THEN b.output_tokens ELSE s.output_tokens END AS auto_output_tokens,
+               CASE WHEN b.routed THEN b.cost_usd ELSE s.cost_usd END AS auto_cost_usd,
+               CASE WHEN b.routed THEN b.reference_cost_usd ELSE s.reference_cost_usd END AS auto_reference_cost_usd,
+               CASE WHEN b.routed THEN b.correct ELSE s.correct END AS auto_correct
+        FROM answer_costs b
+        JOIN answer_costs s ON b.run_id = s.run_id AND b.question_id = s.question_id
+        WHERE b.regime = 'batch' AND s.regime = 'sequential';
+
+        CREATE VIEW regime_summary AS
+        SELECT run_id,
+               CASE WHEN grouping(answer_shape) = 1 THEN '(all)' ELSE coalesce(answer_shape, '(unknown)') END
+                   AS answer_shape,
+               count(*) AS questions,
+               sum(batch_input_tokens) AS batch_input_tokens,
+               sum(seq_input_tokens) AS seq_input_tokens,
+               sum(auto_input_tokens) AS auto_input_tokens,
+               sum(seq_input_tokens) / nullif(sum(batch_input_tokens), 0) AS seq_batch_input_ratio,
+               1 - sum(seq_input_tokens) / nullif(sum(batch_input_tokens), 0) AS input_savings,
+               sum(auto_input_tokens) / nullif(sum(batch_input_tokens), 0) AS auto_batch_input_ratio,
+               sum(batch_output_tokens) AS batch_output_tokens,
+               sum(seq_output_tokens) AS seq_output_tokens,
+               sum(batch_cost_usd) AS batch_cost_usd, sum(seq_cost_usd) AS seq_cost_usd,
+               sum(auto_cost_usd) AS auto_cost_usd,
+               sum(batch_reference_cost_usd) AS batch_reference_cost_usd,
+               sum(seq_reference_cost_usd) AS seq_reference_cost_usd,
+               sum(auto_reference_cost_usd) AS auto_reference_cost_usd,
+               avg(batch_latency_ms) AS batch_latency_ms, avg(seq_latency_ms) AS seq_latency_ms,
+               avg(seq_steps) AS seq_mean_steps,
+               avg(CAST(values_agree AS INTEGER)) AS agreement,
+               avg(CAST(batch_correct AS INTEGER)) AS batch_accuracy,
+               avg(CAST(seq_correct AS INTEGER)) AS seq_accuracy,
+               avg(CAST(auto_correct AS INTEGER)) AS auto_accuracy,
+               count(*) FILTER (WHERE seq_exit = 'sufficiency') AS seq_sufficiency,
+               count(*) FILTER (WHERE seq_exit = 'exhaustion') AS seq_exhaustion,
+               count(*) FILTER (WHERE seq_exit = 'budget') AS seq_budget,
+               count(*) FILTER (WHERE batch_status = 'failed' OR seq_status = 'failed') AS failed
+        FROM regime_comparison
+        GROUP BY GROUPING SETS ((run_id, answer_shape), (run_id));
+        """
+    )

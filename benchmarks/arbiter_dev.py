@@ -1,0 +1,190 @@
+"""Rules arbiter on the MMLongBench-Doc dev set: page hit@1/@5 of its primary passages vs RRF and each detector on
+the same candidate pools, and not-found precision/recall on the unanswerable questions.
+
+    python benchmarks/arbiter_dev.py --data ../shared/data [--home DIR] [--profile balanced] [--refresh]
+
+Step 1 (slow, once): ingest the 44 PDFs into ``--home`` and run detection (doc-scoped, every detector the plan
+chooses) for the 355 questions; the pools are cached in ``--home/arbiter_pools.jsonl``. Step 2 (seconds): the
+rules arbiter and the dispatcher on every cached pool, then the figures. Text-answerable questions are those with
+gold pages and a text, table or layout evidence source; the 46 figure/chart-only ones are reported apart. The
+figures are printed per half of the set (by question number parity) as well, to show they are not tuned to one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from schemas.settings import Settings, offline_environment  # noqa: E402
+
+TEXT_SOURCES = ("Pure-text", "Table", "Layout")
+DETECTORS = ("toc", "keywords", "embeddings")
+
+
+def build_pools(data: Path, settings: Settings, out: Path, embeddings: bool = True) -> None:
+    """Detect every question (doc-scoped); write one JSON line per question with its pool of candidates.
+
+    With ``embeddings``, the PDFs are ingested into the warehouse and LanceDB first (embedding is the slow part);
+    without, they are parsed in memory and only the TOC and keyword detectors run.
+    """
+    from tasks.detect import CorpusCache, run_detection
+    from tasks.question_parser import parse_question
+
+    rows = [json.loads(ln) for ln in (data / "mmlongbench" / "questions.jsonl").read_text().splitlines() if ln.strip()]
+    pdfs = sorted({(data / r["doc"]).resolve() for r in rows})
+    vectors = embedder = wh = None
+    if embeddings:
+        from benchmarks.detect import ingest
+        from tasks.embed import get_embedder
+        from warehouse.db import Warehouse
+        from warehouse.vectors import VectorStore
+
+        doc_ids = ingest(pdfs, settings)
+        vectors = VectorStore(settings.lance_dir)
+        embedder = get_embedder(settings.embedder.kind, settings.embedder.device)
+        wh = Warehouse(settings.duckdb_path)
+        cache = CorpusCache(wh, settings)
+    else:
+        from tasks.parse import parse_pdf
+
+        cache, doc_ids = CorpusCache(None, settings), {}
+        for pdf in pdfs:
+            doc = parse_pdf(pdf)
+            cache.add(doc.doc_id, doc.lines, doc.toc)
+            doc_ids[str(pdf)] = doc.doc_id
+    t0 = time.perf_counter()
+    with out.open("w", encoding="utf-8") as fh:
+        for i, r in enumerate(rows, start=1):
+            doc_id = doc_ids.get(str((data / r["doc"]).resolve()))
+            q = parse_question(str(r["qid"]), r["question"])
+            record = {"qid": str(r["qid"]), "gold": r["gold_pages_0based"], "labels": r["labels"],
+                      "question": q.model_dump(), "candidates": [], "rrf_ranks": []}
+            if doc_id is not None:
+                det = run_detection(q, [doc_id], cache, vectors, embedder, settings)
+                record["candidates"] = [a.brief.model_dump() for a in det.candidates if a.in_pool]
+                record["plan"] = det.plan.detectors
+            fh.write(json.dumps(record) + "\n")
+            if i % 50 == 0:
+                print(f"[{i}/{len(rows)}] detected ({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
+    if wh is not None:
+        wh.close()
+
+
+def evaluate(pools: Path, profile: str) -> dict:
+    from schemas.contracts import CandidateBrief, ParsedQuestion
+    from tasks.arbiter.dispatch import dispatch
+    from tasks.arbiter.rules import arbitrate
+    from tasks.arbiter.validate import complete_verdicts
+
+    stats: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    t0 = time.perf_counter()
+    n = 0
+    for line in pools.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        gold = rec["gold"]
+        if gold is None:
+            continue
+        q = ParsedQuestion.model_validate(rec["question"])
+        cands = [CandidateBrief.model_validate(c) for c in rec["candidates"]]
+        output, _ = complete_verdicts(arbitrate(q, cands), [c.candidate_id for c in cands])
+        result = dispatch(q.question_id, output, cands, profile)
+        n += 1
+        half = "even" if int("".join(ch for ch in rec["qid"] if ch.isdigit()) or 0) % 2 == 0 else "odd"
+        sources = rec["labels"].get("evidence_sources") or []
+        if not gold:
+            group = "unanswerable"
+        elif any(s in src for src in sources for s in TEXT_SOURCES):
+            group = "text"
+        else:
+            group = "figure_only"
+        gold_set = set(gold)
+        by_id = {c.candidate_id: c for c in cands}
+
+        def hits(pages: list[int]) -> tuple[bool, bool]:
+            return bool(pages[:1] and pages[0] in gold_set), bool(set(pages[:5]) & gold_set)
+
+        ranked = {
+            "arbiter": [p.page for p in result.passages()] if result.status == "found" else [],
+            "arbiter_rank": [by_id[v.candidate_id].page for v in sorted(
+                output.verdicts, key=lambda v: (_ROLE[v.role], -v.relevance, -by_id[v.candidate_id].rrf_score))],
+            "rrf": [c.page for c in cands],
+            **{d: [c.page for c in sorted((c for c in cands if d in c.ranks), key=lambda c: c.ranks[d])]
+               for d in DETECTORS},
+        }
+        for scope in ("all", half):
+            s = stats[f"{group}/{scope}"]
+            s["n"].append(1)
+            s["not_found"].append(result.status == "not_found")
+            s["pool_recall"].append(bool({c.page for c in cands} & gold_set))
+            for method, pages in ranked.items():
+                h1, h5 = hits(pages)
+                s[f"{method}@1"].append(h1)
+                s[f"{method}@5"].append(h5)
+    seconds = time.perf_counter() - t0
+
+    def mean(xs: list) -> float | None:
+        return round(sum(xs) / len(xs), 3) if xs else None
+
+    report: dict = {"profile": profile, "questions": n, "arbiter_seconds": round(seconds, 2), "groups": {}}
+    for key, s in sorted(stats.items()):
+        report["groups"][key] = {"n": len(s["n"]), **{m: mean(v) for m, v in s.items() if m != "n"}}
+    for scope in ("all", "even", "odd"):
+        una = stats[f"unanswerable/{scope}"]["not_found"]
+        ans = [x for g in ("text", "figure_only") for x in stats[f"{g}/{scope}"]["not_found"]]
+        tp, fp = sum(una), sum(ans)
+        report[f"not_found/{scope}"] = {
+            "precision": round(tp / (tp + fp), 3) if tp + fp else None,
+            "recall": round(tp / len(una), 3) if una else None, "predicted": tp + fp, "unanswerable": len(una),
+        }
+    return report
+
+
+_ROLE = {"primary": 0, "supporting": 1, "tangential": 2, "discarded": 3}
+
+
+def print_report(report: dict) -> None:
+    print(f"profile {report['profile']}: {report['questions']} questions, rules arbiter + dispatch "
+          f"{report['arbiter_seconds']} s")
+    cols = ["arbiter@1", "arbiter@5", "arbiter_rank@1", "rrf@1", "rrf@5", "toc@1", "keywords@1", "embeddings@1",
+            "pool_recall", "not_found"]
+    print(f"{'group':<22}{'n':>5}" + "".join(f"{c:>15}" for c in cols))
+    for key, g in report["groups"].items():
+        print(f"{key:<22}{g['n']:>5}" + "".join(f"{'-' if g.get(c) is None else g[c]:>15}" for c in cols))
+    for scope in ("all", "even", "odd"):
+        nf = report[f"not_found/{scope}"]
+        print(f"not found ({scope}): precision {nf['precision']} recall {nf['recall']} "
+              f"({nf['predicted']} predicted, {nf['unanswerable']} unanswerable)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    ap.add_argument("--home", type=Path, default=REPO / ".arbiter" / "bench-arbiter")
+    ap.add_argument("--embedder", default="minilm", help="minilm | hash | none (no ingest: TOC + keywords only)")
+    ap.add_argument("--profile", default="balanced")
+    ap.add_argument("--refresh", action="store_true", help="re-run ingest and detection even if pools are cached")
+    ap.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = ap.parse_args(argv)
+    offline_environment()
+    pools = args.home / "arbiter_pools.jsonl"
+    if args.refresh or not pools.exists():
+        args.home.mkdir(parents=True, exist_ok=True)
+        embeddings = args.embedder != "none"
+        settings = Settings(home=args.home, embedder={"kind": args.embedder if embeddings else "minilm"})
+        build_pools(args.data, settings, pools, embeddings)
+    report = evaluate(pools, args.profile)
+    print_report(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,202 @@
+"""Batch vs sequential generation on the MMLongBench-Doc dev set (doc-scoped): tokens, routing, accuracy.
+
+    python benchmarks/regimes_dev.py --data ../shared/data [--home DIR] [--limit N] [--run-id RUN]
+
+Runs ingest -> questions -> detect -> arbiter -> generate with ``regime=both`` (every question answered in both
+regimes, so the pair is compared on the same retrieval), then reads the warehouse views:
+
+- input tokens sequential / batch on single-value questions (amount, date, boolean, entity; decomposition
+  single), the seed's goal being <= 0.35 (-65%);
+- overall input tokens with auto routing (the routed regime's tokens) / all-batch;
+- answer accuracy of batch, sequential and auto per MMLongBench ``answer_format`` (``answers.correct``:
+  ``tasks.generate.normalise.answer_matches`` against the reference answer).
+
+Prints a table, writes ``regimes_dev.json`` and the HTML run report under ``--home``. Pass ``--run-id`` of a
+finished run to re-read its figures without recomputing; rerunning with the same id resumes a partial run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from schemas.settings import Settings, offline_environment  # noqa: E402
+
+SINGLE_VALUE = ("amount", "date", "boolean", "entity")
+
+FIGURES_SQL = """
+SELECT c.*, json_extract_string(q.labels, '$.answer_format') AS answer_format,
+       CAST(json_extract(b.budget, '$.max_candidates') AS INTEGER) AS k,
+       (SELECT sum(l.input_tokens) FROM llm_calls l WHERE l.run_id = c.run_id AND l.question_id = c.question_id
+          AND l.stage = 'generate' AND l.regime = 'sequential' AND l.step = 1) AS seq_step1_input_tokens
+FROM regime_comparison c
+LEFT JOIN questions q ON q.run_id = c.run_id AND q.question_id = c.question_id
+LEFT JOIN answers b ON b.run_id = c.run_id AND b.question_id = c.question_id AND b.regime = 'batch'
+WHERE c.run_id = ?
+"""
+
+
+def subset(data: Path, home: Path, limit: int | None) -> Path:
+    """The question file: the whole set, or every k-th question (spread over documents) when ``limit`` is set."""
+    src = data / "mmlongbench" / "questions.jsonl"
+    if not limit:
+        return src
+    lines = [ln for ln in src.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    step = max(1, len(lines) // limit)
+    out = home / "mmlongbench-dev.jsonl"
+    home.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines[::step][:limit]) + "\n", encoding="utf-8")
+    return out
+
+
+def run(questions: Path, data: Path, settings: Settings, run_id: str | None) -> str:
+    from flows.answer import answer_into, question_docs
+    from flows.ingest import ingest_into
+    from warehouse.db import Warehouse
+    from warehouse.prices import load_prices
+    from warehouse.runs import finish_run, start_run
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    with Warehouse(settings.duckdb_path) as wh:
+        load_prices(wh)
+        config = {"questions": str(questions), "regime": "both", "benchmark": "regimes_dev",
+                  "arbiter": settings.arbiter.provider, "generator": settings.generate.provider}
+        run_id = start_run(wh, "answer", config, run_id=run_id)
+        docs = question_docs(questions, data)
+        ingest_into(wh, run_id, docs, settings, log=log)
+        summary = answer_into(wh, run_id, questions, settings, data_root=data, regime="both",
+                              profile=settings.dispatch_profile, log=log)
+        finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") else "ok", summary)
+    return run_id
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _acc(rows: list[dict], key: str) -> dict:
+    judged = [r[key] for r in rows if r[key] is not None]
+    return {"n": len(judged), "accuracy": round(sum(judged) / len(judged), 4) if judged else None}
+
+
+def figures(settings: Settings, run_id: str) -> dict:
+    from warehouse.db import Warehouse
+
+    with Warehouse(settings.duckdb_path, read_only=True) as wh:  # the run's writer closed (and flushed) first
+        rows = wh.query(FIGURES_SQL, [run_id])
+        routes = wh.query("SELECT route_rule, routed_regime, count(DISTINCT question_id) AS n FROM answers "
+                          "WHERE run_id = ? GROUP BY ALL ORDER BY n DESC", [run_id])
+        statuses = wh.query("SELECT status, count(*) AS n FROM questions WHERE run_id = ? GROUP BY ALL", [run_id])
+        retrieval = wh.query("SELECT status, count(*) AS n FROM retrieval_results WHERE run_id = ? GROUP BY ALL",
+                             [run_id])
+    single = [r for r in rows if r["answer_shape"] in SINGLE_VALUE and r["decomposition"] == "single"]
+    single_found = [r for r in single if r["batch_exit"] != "not_found"]
+
+    def tokens(sel: list[dict]) -> dict:
+        b = sum(r["batch_input_tokens"] for r in sel)
+        s = sum(r["seq_input_tokens"] for r in sel)
+        a = sum(r["auto_input_tokens"] for r in sel)
+        return {"questions": len(sel), "batch_input_tokens": b, "seq_input_tokens": s, "auto_input_tokens": a,
+                "seq_over_batch": _ratio(s, b), "auto_over_batch": _ratio(a, b)}
+
+    formats = sorted({r["answer_format"] or "?" for r in rows})
+    by_format = {f: {"batch": _acc(sel, "batch_correct"), "sequential": _acc(sel, "seq_correct"),
+                     "auto": _acc(sel, "auto_correct")}
+                 for f in formats for sel in [[r for r in rows if (r["answer_format"] or "?") == f]]}
+    exits: dict[str, int] = {}
+    for r in single_found:
+        exits[r["seq_exit"]] = exits.get(r["seq_exit"], 0) + 1
+    ks = [r["k"] or 0 for r in single_found]
+    step1 = sum(r["seq_step1_input_tokens"] or 0 for r in single_found)
+    structure = {
+        "mean_k": round(sum(ks) / len(ks), 2) if ks else None,
+        "k_distribution": {k: ks.count(k) for k in sorted(set(ks))},
+        "stopped_at_step_1": sum(r["seq_exit"] == "sufficiency" and r["seq_steps"] == 1 for r in single_found),
+        # if every sequential run stopped at its first passage: the floor the prompt and passage sizes allow
+        "seq_over_batch_if_top1_always_sufficient": _ratio(step1, sum(r["batch_input_tokens"] for r in single_found)),
+        "seq_over_batch_k3_plus": tokens([r for r in single_found if (r["k"] or 0) >= 3])["seq_over_batch"],
+    }
+    return {
+        "run_id": run_id,
+        "question_status": {r["status"]: r["n"] for r in statuses},
+        "retrieval_status": {r["status"]: r["n"] for r in retrieval},
+        "paired_questions": len(rows),
+        "single_value": tokens(single),
+        "single_value_retrieved": tokens(single_found),
+        "single_value_seq_exits": exits,
+        "single_value_structure": structure,
+        "overall": tokens(rows),
+        "routes": routes,
+        "agreement": _ratio(sum(bool(r["values_agree"]) for r in rows), len(rows)),
+        "accuracy_by_answer_format": by_format,
+        "accuracy_all": {"batch": _acc(rows, "batch_correct"), "sequential": _acc(rows, "seq_correct"),
+                         "auto": _acc(rows, "auto_correct")},
+    }
+
+
+def render(f: dict) -> str:
+    lines = [f"run {f['run_id']}: {f['paired_questions']} questions answered in both regimes; "
+             f"questions {f['question_status']}, retrieval {f['retrieval_status']}"]
+    for key, label in (("single_value", "single-value (all)"), ("single_value_retrieved", "single-value, found"),
+                       ("overall", "overall")):
+        t = f[key]
+        lines.append(f"  {label:22} n={t['questions']:4}  batch {t['batch_input_tokens']:>9,}  seq "
+                     f"{t['seq_input_tokens']:>9,}  auto {t['auto_input_tokens']:>9,}  seq/batch "
+                     f"{t['seq_over_batch']}  auto/batch {t['auto_over_batch']}")
+    lines.append(f"  sequential exits on single-value questions with passages: {f['single_value_seq_exits']}")
+    lines.append(f"  single-value structure: {f['single_value_structure']}")
+    lines.append(f"  answer agreement batch vs sequential: {f['agreement']}")
+    lines.append("  accuracy by answer_format (n judged): batch | sequential | auto")
+    for fmt_, acc in {**f["accuracy_by_answer_format"], "(all)": f["accuracy_all"]}.items():
+        cells = " | ".join(f"{acc[g]['accuracy']} (n={acc[g]['n']})" for g in ("batch", "sequential", "auto"))
+        lines.append(f"    {fmt_:6} {cells}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    ap.add_argument("--home", type=Path, default=REPO / ".arbiter" / "bench-regimes")
+    ap.add_argument("--limit", type=int, default=None, help="answer every k-th question, about this many")
+    ap.add_argument("--embedder", default=None, help="minilm (default) | hash")
+    ap.add_argument("--run-id", default=None, help="resume this run, or re-read a finished one with --no-run")
+    ap.add_argument("--no-run", action="store_true", help="only read the figures of --run-id")
+    args = ap.parse_args(argv)
+    offline_environment()
+    data = args.data.resolve()
+    if not (data / "mmlongbench" / "questions.jsonl").is_file():
+        print(f"no MMLongBench data under {data}; pass --data ../shared/data", file=sys.stderr)
+        return 2
+    settings = Settings(home=args.home.resolve())
+    if args.embedder:
+        settings.embedder.kind = args.embedder
+    started = time.perf_counter()
+    if args.no_run:
+        if not args.run_id:
+            ap.error("--no-run needs --run-id")
+        run_id = args.run_id
+    else:
+        run_id = run(subset(data, settings.home, args.limit), data, settings, args.run_id)
+    result = figures(settings, run_id)
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    from tasks.report import write_report
+    from warehouse.db import Warehouse
+
+    with Warehouse(settings.duckdb_path, read_only=True) as wh:
+        result["report"] = str(write_report(wh, run_id, settings.reports_dir))
+    (settings.home / "regimes_dev.json").write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
+    print(render(result))
+    print(f"report: {result['report']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Prefect flow ``answer``: a question set through detect -> arbitrate -> generate, resumable by run id."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from flows.ingest import ingest_into
+from schemas.settings import Settings, get_settings
+from tasks.pipeline import PipelineContext, process_question
+from tasks.questions import ingest_questions, load_question_set
+from tasks.providers import make_clients
+from warehouse.db import Warehouse
+from warehouse.questions import load_questions
+from warehouse.runs import finish_run, get_run, start_run
+
+
+@task(name="answer-question", cache_policy=NO_CACHE)
+def answer_question_task(ctx: PipelineContext, row: dict[str, Any]) -> str:
+    return process_question(ctx, row)
+
+
+def question_docs(path: Path, data_root: Path | None) -> list[Path]:
+    """Every document a question set names, so they are ingested (incrementally) before answering."""
+    from tasks.questions import resolve_docs
+
+    loaded = load_question_set(path, data_root)
+    docs: set[Path] = set()
+    for rec in loaded.records:
+        try:
+            docs.update(resolve_docs(rec, data_root or path.parent) or [])
+        except Exception:  # reported per question when the set is loaded into the run
+            continue
+    return sorted(docs)
+
+
+def build_context(wh: Warehouse, run_id: str, settings: Settings, regime: str, profile: str,
+                  stop_after: str | None = None) -> PipelineContext:
+    from tasks.detect import CorpusCache
+    from tasks.embed import get_embedder
+    from warehouse.vectors import VectorStore
+
+    vectors = VectorStore(settings.lance_dir)
+    embedder = get_embedder(settings.embedder.kind, settings.embedder.device) if vectors.count() else None
+    arb, gen = make_clients(settings, wh, run_id)
+    return PipelineContext(wh=wh, run_id=run_id, settings=settings, corpus=CorpusCache(wh, settings),
+                           vectors=vectors if embedder else None, embedder=embedder, arbiter=arb, generator=gen,
+                           regime=regime, profile=profile, stop_after=stop_after)
+
+
+def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings, *, data_root: Path | None,
+                regime: str, profile: str, stop_after: str | None = None, submit: bool = False,
+                log=print) -> dict[str, Any]:
+    """Load the set (unless this run already holds it), then process every question not yet finished."""
+    t0 = time.perf_counter()
+    rows = load_questions(wh, run_id)
+    first_pass = not rows
+    if first_pass:
+        loaded = ingest_questions(wh, run_id, questions, data_root)
+        for err in loaded.errors:
+            log(f"question file error {err.subject}: {err.message}")
+        rows = load_questions(wh, run_id)
+    todo = [r for r in rows if r["status"] not in ("answered",)
+            and not (stop_after == "candidates" and r["status"] == "detected")
+            and not (stop_after == "retrieval" and r["status"] == "arbitrated")
+            and not (first_pass and r["status"] == "failed")]  # failed at load (e.g. missing document)
+    log(f"{len(rows)} question(s) in run {run_id}, {len(todo)} to process")
+    ctx = build_context(wh, run_id, settings, regime, profile, stop_after)
+    statuses: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
+    if submit and todo:
+        futures = [answer_question_task.submit(ctx, r) for r in todo]
+        outcomes = (f.result() for f in as_completed(futures))
+    else:
+        outcomes = (process_question(ctx, r) for r in todo)
+    for i, status in enumerate(outcomes, start=1):
+        statuses[status] += 1
+        if i % 25 == 0 or i == len(todo):
+            log(f"[{i}/{len(todo)}] questions processed: {dict(statuses)}")
+    return {"run_id": run_id, "questions": len(rows), "processed": len(todo), "statuses": dict(statuses),
+            "seconds": round(time.perf_counter() - t0, 2)}
+
+
+@flow(name="answer")
+def answer_flow(questions: str, data_root: str | None = None, home: str | None = None, regime: str = "auto",
+                arbiter: str | None = None, profile: str | None = None, run_id: str | None = None,
+                stop_after: str | None = None, ingest: bool = True) -> dict[str, Any]:
+    """Answer a question set (JSONL). Pass an existing ``run_id`` to resume a crashed or partial run."""
+    overrides: dict[str, Any] = {"home": Path(home)} if home else {}
+    settings = get_settings(**overrides)
+    if arbiter:
+        settings.arbiter.provider = arbiter
+    profile = profile or settings.dispatch_profile
+    logger = get_run_logger()
+    qpath = Path(questions).resolve()
+    root = Path(data_root).resolve() if data_root else None
+    with Warehouse(settings.duckdb_path) as wh:
+        resumed = bool(run_id and get_run(wh, run_id))
+        config = {"questions": str(qpath), "data_root": str(root) if root else None, "regime": regime,
+                  "arbiter": settings.arbiter.provider, "generator": settings.generate.provider,
+                  "profile": profile, "stop_after": stop_after, "model": settings.llm.model}
+        run_id = start_run(wh, "answer", config, run_id=run_id)
+        logger.info(f"answer run {run_id} ({'resumed' if resumed else 'new'})")
+        try:
+            if ingest:
+                docs = question_docs(qpath, root)
+                if docs:
+                    ingest_into(wh, run_id, docs, settings, log=logger.info)
+            summary = answer_into(wh, run_id, qpath, settings, data_root=root, regime=regime, profile=profile,
+                                  stop_after=stop_after, submit=settings.arbiter.provider == "openai",
+                                  log=logger.info)
+        except BaseException as exc:
+            finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
+            raise
+        status = "partial" if summary["statuses"].get("failed") else "ok"
+        finish_run(wh, run_id, status, summary)
+        return summary

@@ -1,0 +1,290 @@
+"""Prefect flow ``backfill``: rerun arbitration and/or generation over past answer runs, as new linked runs.
+
+Each source run gets a new run (flow 'backfill', ``parent_run_id`` = the source) that reuses the source's
+questions and candidates (rows copied, no re-detection unless ``redetect``), then:
+
+- ``rearbitrate``: one arbiter call per question again (another provider, model or profile), then generation;
+- ``redispatch``: the source's stored verdicts through the dispatcher under other thresholds
+  (``tasks.arbiter.run.redispatch_run``, no arbiter call), then generation;
+- ``redetect``: the whole pipeline again from the copied questions.
+
+``mode='auto'`` re-dispatches when neither the arbiter nor the model changes, and re-arbitrates otherwise. The new
+run's summary holds the diff against its source (``tasks/diff.py``). A backfill is resumable like an answer run:
+pass its ``run_id`` again and finished questions are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from collections import Counter
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.context import FlowRunContext
+from prefect.futures import as_completed
+
+from schemas.contracts import CandidateBrief
+from schemas.settings import Settings, get_settings
+from tasks.diff import diff_runs
+from tasks.pipeline import PipelineContext, parsed_question, process_question
+from tasks.providers import make_clients
+from warehouse import diff as diff_store
+from warehouse.db import Warehouse
+from warehouse.questions import load_questions, set_question_status
+from warehouse.runs import finish_run, get_run, record_error, start_run
+
+MODES = ("auto", "rearbitrate", "redispatch", "redetect")
+
+
+class BackfillError(ValueError):
+    """A backfill that cannot start as asked; the message says what to pass instead."""
+
+
+def run_config(run: dict[str, Any]) -> dict[str, Any]:
+    config = run.get("config")
+    return json.loads(config) if isinstance(config, str) else dict(config or {})
+
+
+def choose_mode(mode: str, *, arbiter: str | None, model: str | None, redetect: bool) -> str:
+    if mode not in MODES:
+        raise BackfillError(f"unknown backfill mode {mode!r}; choose one of {', '.join(MODES)}")
+    if redetect:
+        if mode not in ("auto", "redetect"):
+            raise BackfillError(f"redetect conflicts with mode {mode!r}; pass one of them")
+        return "redetect"
+    if mode != "auto":
+        return mode
+    return "redispatch" if arbiter is None and model is None else "rearbitrate"
+
+
+def as_detected(candidate: CandidateBrief) -> CandidateBrief:
+    """A stored candidate with its per-detector dicts back in ``methods`` order, as aggregation built them.
+
+    ``candidates.ranks`` is stored as JSON with sorted keys, so a loaded brief lists ``{"embeddings", "keywords",
+    "toc"}`` where the original said ``{"toc", "keywords", "embeddings"}``: another arbiter request text, another
+    request hash, and a replay miss. Restoring the order makes a re-arbitration send byte-identical requests.
+    """
+    def ordered(d: dict[str, Any]) -> dict[str, Any]:
+        return {**{m: d[m] for m in candidate.methods if m in d}, **d}
+
+    return candidate.model_copy(update={"ranks": ordered(candidate.ranks), "raw_scores": ordered(candidate.raw_scores)})
+
+
+def rearbitrate_question(ctx: PipelineContext, row: dict[str, Any], overrides: dict[str, Any] | None = None) -> str:
+    """Arbitrate a question's copied candidates again (unless this run already holds its result), then generate.
+    Failures are recorded on the question and in ``errors``, never raised (one question never stops the run)."""
+    from tasks.arbiter.run import arbitrate_question
+    from tasks.generate.run import answer_question
+    from warehouse.detection import load_candidates
+    from warehouse.retrieval import load_retrieval_result
+
+    wh, run_id, qid = ctx.wh, ctx.run_id, row["question_id"]
+    stage = "arbiter"
+    try:
+        question = parsed_question(row)
+        result = load_retrieval_result(wh, run_id, qid)
+        if result is None:
+            candidates = [as_detected(c) for c in load_candidates(wh, run_id, qid)]
+            result = arbitrate_question(wh, run_id, question, candidates, ctx.arbiter, ctx.profile, overrides)
+            if result is None:  # the call failed: already recorded by the arbiter brick
+                return "failed"
+            set_question_status(wh, run_id, qid, "arbitrated")
+        stage = "generate"
+        answer_question(wh, run_id, question, result, ctx.generator, ctx.settings, ctx.regime)
+        set_question_status(wh, run_id, qid, "answered")
+        return "answered"
+    except Exception as exc:
+        message = f"{stage}: {type(exc).__name__}: {exc}"
+        record_error(wh, run_id, stage, qid, message + "\n" + traceback.format_exc(limit=3))
+        set_question_status(wh, run_id, qid, "failed", message)
+        return "failed"
+
+
+@task(name="backfill-question", cache_policy=NO_CACHE)
+def backfill_question_task(ctx: PipelineContext, row: dict[str, Any], mode: str,
+                           overrides: dict[str, Any] | None) -> str:
+    return process_question(ctx, row) if mode == "redetect" else rearbitrate_question(ctx, row, overrides)
+
+
+def backfill_settings(base: Settings, source_cfg: dict[str, Any], source_run_id: str, *, arbiter: str | None,
+                      generator: str | None, model: str | None) -> Settings:
+    """Settings of one backfill: the source run's providers and model unless overridden; replay reads the source."""
+    s = base.model_copy(deep=True)
+    s.arbiter.provider = arbiter or source_cfg.get("arbiter") or s.arbiter.provider
+    s.generate.provider = generator or source_cfg.get("generator") or s.generate.provider
+    s.llm.model = model or source_cfg.get("model") or s.llm.model
+    if "replay" in (s.arbiter.provider, s.generate.provider) and not s.arbiter.replay_run_id:
+        s.arbiter.replay_run_id = source_run_id
+    return s
+
+
+def backfill_into(wh: Warehouse, source_run_id: str, settings: Settings, *, arbiter: str | None = None,
+                  generator: str | None = None, model: str | None = None, profile: str | None = None,
+                  thresholds: dict[str, Any] | None = None, regime: str | None = None, mode: str = "auto",
+                  redetect: bool = False, run_id: str | None = None, submit: bool = False,
+                  log=print) -> dict[str, Any]:
+    """One backfill of ``source_run_id`` into a new (or resumed) linked run; returns its summary with the diff."""
+    t0 = time.perf_counter()
+    source = get_run(wh, source_run_id)
+    if source is None:
+        raise BackfillError(f"run {source_run_id!r} not found; see `arbiter runs list` for run ids")
+    if run_id is not None:
+        existing = get_run(wh, run_id)
+        if existing is not None and existing["parent_run_id"] != source_run_id:
+            raise BackfillError(f"run {run_id} exists and is not a backfill of {source_run_id} "
+                                f"(its parent is {existing['parent_run_id']}); pass another run id or none")
+    src_cfg = run_config(source)
+    mode = choose_mode(mode, arbiter=arbiter, model=model, redetect=redetect)
+    s = backfill_settings(settings, src_cfg, source_run_id, arbiter=arbiter, generator=generator, model=model)
+    profile = profile or src_cfg.get("profile") or s.dispatch_profile
+    overrides = {**s.dispatch.overrides(), **(thresholds or {})} or None
+    regime = regime or src_cfg.get("regime") or "auto"
+    config = {"source_run_id": source_run_id, "mode": mode, "arbiter": s.arbiter.provider,
+              "generator": s.generate.provider, "model": s.llm.model, "profile": profile, "overrides": overrides,
+              "regime": regime, "questions": src_cfg.get("questions"), "data_root": src_cfg.get("data_root"),
+              "replay_run_id": s.arbiter.replay_run_id}
+    resumed = bool(run_id and get_run(wh, run_id))
+    run_id = start_run(wh, "backfill", config, run_id=run_id, parent_run_id=source_run_id)
+    log(f"backfill {run_id} of {source_run_id} ({mode}, {'resumed' if resumed else 'new'}): arbiter "
+        f"{s.arbiter.provider}, generator {s.generate.provider}, model {s.llm.model}, profile {profile}")
+    try:
+        summary = _backfill_questions(wh, run_id, source_run_id, s, mode=mode, profile=profile, overrides=overrides,
+                                      regime=regime, submit=submit, log=log)
+        diff = diff_runs(wh, source_run_id, run_id)
+    except BaseException as exc:
+        finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
+        raise
+    summary.update(run_id=run_id, source_run_id=source_run_id, mode=mode, diff=diff.as_json()["summary"],
+                   seconds=round(time.perf_counter() - t0, 2))
+    finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") else "ok", summary)
+    log(f"backfill {run_id}: {summary['statuses']}; {diff.summary.questions_changed} of {diff.summary.questions} "
+        f"question(s) changed against {source_run_id}")
+    return summary
+
+
+def _backfill_questions(wh: Warehouse, run_id: str, source_run_id: str, s: Settings, *, mode: str, profile: str,
+                        overrides: dict[str, Any] | None, regime: str, submit: bool, log) -> dict[str, Any]:
+    from tasks.arbiter.run import redispatch_run
+
+    copied: dict[str, int] = {}
+    if not load_questions(wh, run_id):
+        if mode == "redispatch":
+            redispatch_run(wh, source_run_id, profile, overrides, new_run_id=run_id)
+            start_run(wh, "backfill", {}, run_id=run_id)  # redispatch_run finished the run; generation follows
+            copied = {"questions": len(load_questions(wh, run_id))}
+        else:
+            copied = diff_store.copy_question_rows(wh, source_run_id, run_id, with_candidates=mode != "redetect")
+        log(f"copied from {source_run_id}: {copied}")
+    stale = diff_store.candidate_docs_without_lines(wh, run_id)
+    if stale:
+        log(f"warning: {len(stale)} document(s) of the source's candidates are no longer in the warehouse "
+            f"(changed or removed since): {', '.join(d[:12] for d in stale)}; their passages have no text")
+    rows = load_questions(wh, run_id)
+    skip = _failed_before_detection(wh, run_id)
+    todo = [r for r in rows if r["status"] != "answered" and r["question_id"] not in skip]
+    done: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
+    ctx = _context(wh, run_id, s, mode, regime, profile)
+    if mode == "redispatch":
+        outcomes = (_generate_only(ctx, r) for r in todo)
+    elif submit and todo:
+        futures = [backfill_question_task.submit(ctx, r, mode, overrides) for r in todo]
+        outcomes = (f.result() for f in as_completed(futures))
+    else:
+        outcomes = (backfill_question_task.fn(ctx, r, mode, overrides) for r in todo)
+    log(f"{len(rows)} question(s), {len(todo)} to process")
+    for status in outcomes:
+        done[status] += 1
+    ctx.arbiter.close()
+    ctx.generator.close()
+    return {"questions": len(rows), "processed": len(todo), "statuses": dict(done), "copied": copied,
+            "stale_docs": stale, "profile": profile, "overrides": overrides, "regime": regime}
+
+
+def _failed_before_detection(wh: Warehouse, run_id: str) -> set[str]:
+    """Questions that failed with no candidates (e.g. a missing document): nothing to re-arbitrate."""
+    return {r[0] for r in wh.execute(
+        "SELECT question_id FROM questions q WHERE run_id = ? AND status = 'failed' AND NOT EXISTS "
+        "(SELECT 1 FROM candidates c WHERE c.run_id = q.run_id AND c.question_id = q.question_id)", [run_id])}
+
+
+def _context(wh: Warehouse, run_id: str, s: Settings, mode: str, regime: str, profile: str) -> PipelineContext:
+    if mode == "redetect":
+        from flows.answer import build_context
+
+        return build_context(wh, run_id, s, regime, profile)
+    arb, gen = make_clients(s, wh, run_id)
+    return PipelineContext(wh=wh, run_id=run_id, settings=s, corpus=None, vectors=None, embedder=None, arbiter=arb,
+                           generator=gen, regime=regime, profile=profile)
+
+
+def _generate_only(ctx: PipelineContext, row: dict[str, Any]) -> str:
+    """Redispatch mode: the retrieval result is already in this run; generate from it."""
+    from tasks.generate.run import answer_question
+    from warehouse.retrieval import load_retrieval_result
+
+    qid = row["question_id"]
+    try:
+        result = load_retrieval_result(ctx.wh, ctx.run_id, qid)
+        if result is None:
+            return "failed"  # its arbiter call failed in the source run; recorded by redispatch_run
+        answer_question(ctx.wh, ctx.run_id, parsed_question(row), result, ctx.generator, ctx.settings, ctx.regime)
+        set_question_status(ctx.wh, ctx.run_id, qid, "answered")
+        return "answered"
+    except Exception as exc:
+        message = f"generate: {type(exc).__name__}: {exc}"
+        record_error(ctx.wh, ctx.run_id, "generate", qid, message + "\n" + traceback.format_exc(limit=3))
+        set_question_status(ctx.wh, ctx.run_id, qid, "failed", message)
+        return "failed"
+
+
+def parse_day(value: str | date | datetime | None) -> datetime | None:
+    """'2026-11-01' or an ISO timestamp -> naive UTC datetime (the warehouse stores naive UTC)."""
+    if value is None or isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    try:
+        return datetime.fromisoformat(value).replace(tzinfo=None)
+    except ValueError:
+        raise BackfillError(f"bad date {value!r}: use YYYY-MM-DD or an ISO timestamp (UTC)") from None
+
+
+def source_runs(wh: Warehouse, from_run: str | None, since: Any, until: Any) -> list[str]:
+    if from_run and (since or until):
+        raise BackfillError("pass either --from-run or --since/--until, not both")
+    if from_run:
+        return [from_run]
+    if not (since or until):
+        raise BackfillError("nothing to backfill: pass --from-run RUN_ID, or --since/--until dates")
+    return [r["run_id"] for r in diff_store.answer_runs_between(wh, parse_day(since), parse_day(until))]
+
+
+@flow(name="backfill")
+def backfill_flow(from_run: str | None = None, since: str | None = None, until: str | None = None,
+                  arbiter: str | None = None, generator: str | None = None, model: str | None = None,
+                  profile: str | None = None, thresholds: dict[str, float] | None = None, regime: str | None = None,
+                  mode: str = "auto", redetect: bool = False, home: str | None = None,
+                  run_id: str | None = None) -> dict[str, Any]:
+    """Rerun arbitration and/or generation over ``from_run`` (or the answer runs started in [since, until)) with
+    another arbiter / generator / model / profile / thresholds; each becomes a new run linked to its source."""
+    settings = get_settings(**({"home": Path(home)} if home else {}))
+    logger = get_run_logger()
+    submit = FlowRunContext.get() is not None
+    with Warehouse(settings.duckdb_path) as wh:
+        sources = source_runs(wh, from_run, since, until)
+        if run_id and len(sources) != 1:
+            raise BackfillError("--run-id resumes one backfill: use it with --from-run")
+        logger.info(f"backfill of {len(sources)} run(s): {', '.join(sources) or '(none in range)'}")
+        results = []
+        for src in sources:
+            providers = {arbiter or "", generator or "", run_config(get_run(wh, src) or {}).get("arbiter") or ""}
+            results.append(backfill_into(
+                wh, src, settings, arbiter=arbiter, generator=generator, model=model, profile=profile,
+                thresholds=thresholds, regime=regime, mode=mode, redetect=redetect, run_id=run_id,
+                submit=submit and "openai" in providers, log=logger.info))
+    return {"backfills": results, "sources": sources}

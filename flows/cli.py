@@ -1,0 +1,121 @@
+"""``arbiter`` command line: operators' entry point to the flows and the warehouse."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+import flows  # noqa: F401  (offline defaults before prefect is imported)
+from schemas.settings import Settings, get_settings
+
+app = typer.Typer(help="Auditable document RAG: detectors propose, the arbiter decides, the warehouse remembers.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+runs_app = typer.Typer(help="Flow runs recorded in the warehouse.", no_args_is_help=True)
+db_app = typer.Typer(help="The DuckDB warehouse.", no_args_is_help=True)
+app.add_typer(runs_app, name="runs")
+app.add_typer(db_app, name="db")
+
+HomeOpt = typer.Option(None, "--home", help="warehouse home (default: ARBITER_HOME or ./.arbiter)")
+
+
+def settings_for(home: Optional[Path]) -> Settings:
+    return get_settings(**({"home": home} if home else {}))
+
+
+def _echo_json(obj) -> None:
+    typer.echo(json.dumps(obj, indent=2, default=str))
+
+
+@app.command()
+def ingest(paths: list[Path] = typer.Argument(..., help="PDF files or folders (searched recursively)"),
+           home: Optional[Path] = HomeOpt, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Parse PDFs into lines/toc, embed line windows; unchanged files are skipped. Exit 2 if any file failed."""
+    from flows.ingest import ingest_flow
+
+    settings = settings_for(home)
+    summary = ingest_flow([str(p) for p in paths], home=str(settings.home))
+    if as_json:
+        _echo_json(summary)
+    else:
+        typer.echo(f"run {summary['run_id']}: {summary['ingested']} ingested, {summary['skipped_unchanged']} "
+                   f"unchanged, {summary['failed']} failed, {summary['missing']} missing "
+                   f"({summary['seconds']}s)")
+        for path, err in summary["errors"].items():
+            typer.echo(f"  FAILED {path}: {err}", err=True)
+    if summary["failed"]:
+        raise typer.Exit(2)
+
+
+@app.command()
+def answer(questions: Path = typer.Argument(..., help="question set (JSONL: qid, question, doc, answer, gold_pages_0based)"),
+           data_root: Optional[Path] = typer.Option(None, help="folder the questions' `doc` paths are relative to "
+                                                          "(default: the question file's folder)"),
+           regime: str = typer.Option("auto", help="auto | batch | sequential | both"),
+           arbiter: Optional[str] = typer.Option(None, help="rules | openai | replay | learned (default: settings)"),
+           profile: Optional[str] = typer.Option(None, help="dispatcher profile: strict | balanced | lenient"),
+           run_id: Optional[str] = typer.Option(None, help="resume this run (skips finished questions)"),
+           stop_after: Optional[str] = typer.Option(None, help="candidates | retrieval: stop early"),
+           home: Optional[Path] = HomeOpt, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Answer a question set: ingest its documents, detect, arbitrate, generate. Exit 2 if any question failed."""
+    from flows.answer import answer_flow
+
+    if regime not in ("auto", "batch", "sequential", "both"):
+        raise typer.BadParameter("regime must be auto, batch, sequential or both")
+    settings = settings_for(home)
+    summary = answer_flow(str(questions), data_root=str(data_root) if data_root else None,
+                          home=str(settings.home), regime=regime, arbiter=arbiter, profile=profile,
+                          run_id=run_id, stop_after=stop_after)
+    if as_json:
+        _echo_json(summary)
+    else:
+        typer.echo(f"run {summary['run_id']}: {summary['questions']} questions, {summary['statuses']} "
+                   f"({summary['seconds']}s)")
+    if summary["statuses"].get("failed"):
+        raise typer.Exit(2)
+
+
+app.command("ask", help="Alias of `answer`.")(answer)
+
+
+@runs_app.command("list")
+def runs_list(home: Optional[Path] = HomeOpt, limit: int = 50, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Most recent runs first."""
+    from warehouse.db import Warehouse
+    from warehouse.runs import list_runs
+
+    settings = settings_for(home)
+    with Warehouse(settings.duckdb_path, read_only=True) as wh:
+        rows = list_runs(wh, limit)
+    if as_json:
+        _echo_json(rows)
+        return
+    for r in rows:
+        typer.echo(f"{r['run_id']}  {r['flow']:<10} {r['status']:<8} {r['started_at']:%Y-%m-%d %H:%M:%S}"
+                   + (f"  parent={r['parent_run_id']}" if r["parent_run_id"] else ""))
+
+
+@db_app.command("path")
+def db_path(home: Optional[Path] = HomeOpt) -> None:
+    """Print the DuckDB file path (open it with `duckdb $(arbiter db path)`)."""
+    typer.echo(str(settings_for(home).duckdb_path.resolve()))
+
+
+@app.command()
+def demo(home: Optional[Path] = HomeOpt) -> None:
+    """Generate the bundled sample corpus and run the pipeline on it, offline."""
+    from flows.demo import run_demo
+
+    code = run_demo(settings_for(home), echo=typer.echo)
+    raise typer.Exit(code)
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

@@ -1,0 +1,312 @@
+"""Text evidence the rules arbiter reads: normalised tokens, keyword matches, values of an answer shape, table rows.
+
+Pure functions over strings, so the rules stay explainable: every score in a verdict traces back to one of these.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from tasks.keyword_index import tokenize
+
+# Question scaffolding on top of the detectors' stopwords: words that say how to answer, not what about.
+SCAFFOLD = frozenset(
+    """many much how yes one ones document report paper article page figure table section give write answer
+    please format number value total""".split()
+)
+
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_MONTHS_ABBR = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+AMOUNT_RE = re.compile(
+    rf"(?:[$€£¥]\s?|\b(?:usd|eur|gbp)\s?)?(?<![\w.])({_NUMBER})"
+    r"(?:\s?(%|percent\b|million\b|billion\b|bn\b|m\b|k\b))?",
+    re.IGNORECASE,
+)
+DATE_RE = re.compile(
+    rf"\b(?:\d{{1,2}}\s+(?:{_MONTHS}|{_MONTHS_ABBR})\.?(?:,?\s+\d{{4}})?"
+    rf"|(?:{_MONTHS}|{_MONTHS_ABBR})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+    rf"|(?:{_MONTHS})\s+\d{{4}}"
+    r"|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|q[1-4]\s+\d{4}|(?:19|20)\d{2})\b",
+    re.IGNORECASE,
+)
+YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
+_BOOLEAN_CUES = frozenset(
+    "yes no not never none must shall required requires prohibited allowed permitted cannot true false only".split()
+)
+_ENTITY_RE = re.compile(r"(?<![.!?]\s)\b[A-Z][A-Za-z0-9&'.-]*[A-Za-z0-9](?:\s+[A-Z][A-Za-z0-9&'.-]*[A-Za-z0-9])*")
+_LIST_RE = re.compile(r"^\s*(?:[-•*●▪]|\(?\d{1,2}[.)]|\(?[a-h][.)])\s+")
+
+
+def normalise(text: str) -> str:
+    """NFKC (expands ligatures such as 'ﬁ') and lower case."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+
+
+def tokens(text: str) -> list[str]:
+    """The detectors' tokens (:func:`tasks.keyword_index.tokenize`: stemmed, stopword-free, numbers whole), so that
+    the arbiter and the detectors mean the same by "a keyword is on a line"; ligatures expanded and a possessive
+    's dropped first ("Calloway's" -> "calloway")."""
+    return tokenize(_POSSESSIVE.sub("", normalise(text)))
+
+
+def content_tokens(text: str) -> list[str]:
+    """Tokens without question scaffolding ('how many', 'page', 'answer')."""
+    return [t for t in tokens(text) if t not in SCAFFOLD]
+
+
+def keyword_score(keyword_tokens: list[str], text_tokens: list[str], text_set: set[str] | None = None) -> float:
+    """1.0 when the keyword occurs as a phrase; for multi-word keywords, 0.8 x the share of its tokens present."""
+    if not keyword_tokens:
+        return 0.0
+    text_set = text_set if text_set is not None else set(text_tokens)
+    n = len(keyword_tokens)
+    if n == 1:
+        return 1.0 if keyword_tokens[0] in text_set else 0.0
+    first = keyword_tokens[0]
+    for i, tok in enumerate(text_tokens):
+        if tok == first and text_tokens[i : i + n] == keyword_tokens:
+            return 1.0
+    present = sum(1 for t in keyword_tokens if t in text_set)
+    return 0.8 * present / n
+
+
+@dataclass(frozen=True)
+class Keyword:
+    text: str
+    toks: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> "Keyword | None":
+        toks = tuple(content_tokens(text))
+        return cls(text, toks) if toks else None
+
+
+def parse_keywords(items: list[str]) -> list[Keyword]:
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for item in items:
+        kw = Keyword.parse(item)
+        if kw and kw.toks not in seen:
+            seen.add(kw.toks)
+            out.append(kw)
+    return out
+
+
+# -- values of an answer shape ---------------------------------------------------------------------------------
+def amounts(text: str) -> list[str]:
+    """Numbers, normalised ('$12,500' -> '$12500', '28.4 %' -> '28.4%'); bare years and section numbers
+    ('Section 3.1') are skipped. When some numbers carry a currency or unit, only those are returned: in
+    'Section 3.1 ... a fee of $14,000' the amount is $14,000."""
+    with_unit, bare = [], []
+    text = _HEADING_NUMBER.sub(" ", text)
+    for m in AMOUNT_RE.finditer(normalise(text)):
+        num, unit = m.group(1), (m.group(2) or "").lower()
+        raw = num.replace(",", "")
+        lead = m.group(0).strip()
+        money = lead[:1] if lead[:1] in "$€£¥" else lead[:3] if lead[:3] in ("usd", "eur", "gbp") else ""
+        before = normalise(text)[max(0, m.start() - 12) : m.start()]
+        if not unit and not money and (YEAR_RE.fullmatch(raw) or _SECTION_REF.search(before)):
+            continue
+        unit = {"percent": "%", "bn": "billion", "m": "million"}.get(unit, unit)
+        value = ("$" if money in ("$", "usd") else money) + raw + unit
+        (with_unit if unit or money else bare).append(value)
+    return with_unit or bare
+
+
+# '3.2 Expenses.' / '4. Term' at the start of a line: a heading's number, not a quantity
+_HEADING_NUMBER = re.compile(r"(?m)^\s*\d+(?:\.\d+)*\.?(?=\s+[A-Z])")
+_SECTION_REF = re.compile(r"\b(?:section|sections|article|clause|§|table|figure|fig\.|page|item|no\.)\s*$")
+
+
+def prefer_units(values: list[str]) -> list[str]:
+    """Amounts with a currency or unit when there are any (across lines, as ``amounts`` does within one)."""
+    with_unit = [v for v in values if v[:1] in "$€£¥" or not v[-1:].isdigit()]
+    return with_unit or values
+
+
+def dates(text: str) -> list[str]:
+    return [" ".join(m.group(0).lower().replace(",", " ").split()) for m in DATE_RE.finditer(normalise(text))]
+
+
+def values_of_shape(text: str, shape: str, question_tokens: frozenset[str] = frozenset()) -> list[str]:
+    """Values of the asked answer shape found in ``text`` (empty when the shape needs none: 'text')."""
+    if shape in ("amount", "comparison"):
+        return amounts(text)
+    if shape == "date":
+        return dates(text)
+    if shape == "boolean":
+        return [t for t in re.findall(r"[a-z]+", normalise(text)) if t in _BOOLEAN_CUES]
+    if shape == "entity":
+        found = []
+        for m in _ENTITY_RE.finditer(unicodedata.normalize("NFKC", text)):
+            toks = set(content_tokens(m.group(0)))
+            if toks and not toks <= question_tokens:
+                found.append(m.group(0))
+        return found + amounts(text)
+    if shape == "list":
+        return ["item"] if _LIST_RE.match(text) or text.count(",") >= 2 else amounts(text)
+    return []
+
+
+def shape_needs_value(shape: str) -> bool:
+    return shape != "text"
+
+
+# -- question terms ----------------------------------------------------------------------------------------------
+_REF_WORDS = frozenset("""figure fig table page pages section chapter appendix unit step item exhibit slide equation eq
+note article clause part annex schedule""".split())
+_MONTH_NAMES = frozenset(_MONTHS.split("|")) | frozenset(_MONTHS_ABBR.split("|"))
+_PLACEHOLDER = re.compile(r"^[YMDHS]+(?:[-/:.][YMDHS]+)+$")
+
+
+def _is_code(word: str) -> bool:
+    """An identifier mixing capitals and digits ('CA03', 'GPT-4', 'Prover9'), not a structure reference
+    ('Table1-1') nor an ordinal-like word ('top2')."""
+    letters = re.match(r"[A-Za-z]+", word)
+    return bool(letters) and any(c.isupper() for c in word) and any(c.isdigit() for c in word) \
+        and letters.group(0).lower() not in _REF_WORDS
+_SPECIFIC_NUMBER = re.compile(r"^\$?(?:(?:19|20)\d\d|\d{3,}|\d[\d,]*\.\d+|\d[\d,.]*%)$")
+
+
+def distinctive_terms(question_text: str, keywords: list[str]) -> list[str]:
+    """The question's keywords that name something specific, which a passage answering it must carry.
+
+    Taken from the parser's keywords (answer-format instructions are already gone there): years, numbers of
+    three digits or more, decimals and percentages; codes mixing letters and digits; names (words capitalised
+    inside the question, or kept upper-case by the parser). References to the document's own structure
+    ('figure 3', 'page 14') are not terms: the PDF's text rarely repeats them next to the answer. Terms inside
+    a longer term are dropped ('4' inside 'GPT-4').
+    """
+    text = unicodedata.normalize("NFKC", question_text)
+    letters = [c for c in text if c.isalpha()]
+    shouting = bool(letters) and sum(c.isupper() for c in letters) > 0.6 * len(letters)
+    terms: list[str] = []
+    for kw in keywords:
+        words = kw.split()
+        if not words or words[0].lower() in _REF_WORDS:  # 'figure 3', 'table datasets': the layout, not the subject
+            continue
+        if any(ch.isdigit() for ch in kw):
+            if len(words) == 1 and (_SPECIFIC_NUMBER.match(kw) or _is_code(kw)):
+                terms.append(kw)
+            continue
+        if _PLACEHOLDER.match(kw):  # an answer format such as YYYY-MM-DD
+            continue
+        # a name: every word kept upper-case by the parser (an acronym) or capitalised inside the question
+        if all(any(c.isupper() for c in w) or (not shouting and _capitalised_in(w, text)) for w in words) \
+                and not (len(words) == 1 and kw.lower() in _MONTH_NAMES):
+            terms.append(kw)
+    keys = {t: tuple(tokens(t)) for t in terms}
+    out: list[str] = []
+    for t in terms:
+        key = keys[t]
+        if not key or any(k != key and _contains(k, key) for k in keys.values()) or key in [keys[o] for o in out]:
+            continue
+        out.append(t)
+    return out
+
+
+def near_token(token: str, vocabulary: set[str]) -> bool:
+    """``token`` matches a word of ``vocabulary`` up to a typo or a variant spelling: one edit for words of five
+    letters or more, two from ten ('Germen'/'german', 'Companay'/'company'), or a word starting with it
+    ('program'/'programme', '500'/'500mhz')."""
+    if token.isdigit():
+        return any(v.startswith(token) and v[len(token) :].isalpha() for v in vocabulary)
+    if len(token) < 5:
+        return False
+    limit = 2 if len(token) >= 10 else 1
+    for v in vocabulary:
+        if v.startswith(token) and len(v) - len(token) <= 3:
+            return True
+        if abs(len(v) - len(token)) <= limit and v[:1] == token[:1] and _edits(token, v, limit) <= limit:
+            return True
+    return False
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance, stopped early once it exceeds ``limit``."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        cur = [i]
+        for j, cb in enumerate(b, start=1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]
+
+
+def _capitalised_in(word: str, text: str) -> bool:
+    """Every occurrence of ``word`` in ``text`` is capitalised, and not only because it opens a sentence."""
+    found = list(re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE))
+    if not found:
+        return False
+    for m in found:
+        if not m.group(0)[:1].isupper():
+            return False
+    return any(text[: m.start()].rstrip()[-1:] not in ("", ".", "?", "!", ":", '"') for m in found)
+
+
+def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
+    n = len(shorter)
+    return len(longer) > n and any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1))
+
+
+# -- tables --------------------------------------------------------------------------------------------------------
+_CELL_NUMBER = re.compile(r"(?<![\w.])[-+]?\$?\d[\d,]*(?:\.\d+)?%?(?![\w.])")
+
+
+def numeric_cells(line: str) -> int:
+    return len(_CELL_NUMBER.findall(line))
+
+
+def is_table_row(line: str) -> bool:
+    """Several numeric cells on one line: the shape of a table row flattened by the PDF parser."""
+    return numeric_cells(line) >= 3
+
+
+def is_header_line(line: str) -> bool:
+    """A line of labels: at least two words and at most one number."""
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z%()/-]+", line)]
+    return len(words) >= 2 and numeric_cells(line) <= 1
+
+
+# -- text addressed to the model ----------------------------------------------------------------------------------
+_INJECTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)?(?:previous|prior|above|earlier|"
+    r"preceding|system|original)\s+(?:instructions?|prompts?|rules|messages?|directions)"
+    r"|\b(?:mark|rank|rate|label|classify|treat|flag|score)\s+(?:this|the)\s+(?:passage|chunk|candidate|snippet|"
+    r"document|text|page)\s+(?:as|a|an|with)\b"
+    r"|\b(?:you\s+are\s+now|act\s+as|pretend\s+to\s+be)\s+(?:an?\s+|the\s+)?(?:ai|assistant|arbiter|model|llm|"
+    r"language\s+model)\b"
+    r"|\b(?:system\s+prompt|new\s+instructions|relevance(?:\s+score)?\s+(?:to|of|=)\s*1(?:\.0)?\b)",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=:)[ \t]*\n|(?<=:)[ \t]+(?=[A-Z])")
+
+
+def strip_instructions(lines: list[str]) -> tuple[list[str], list[str]]:
+    """Blank every sentence that addresses the model ('ignore previous instructions...'), keeping line breaks.
+
+    Such a sentence is not a statement about the document's subject, so it is no evidence either way: a planted
+    value next to it ('the premium is $1') must not make a passage primary. Returns the lines and the sentences.
+    """
+    text = "\n".join(lines)
+    if not _INJECTION.search(text):
+        return lines, []
+    found: list[str] = []
+    out, pos = [], 0
+    bounds = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    for end in bounds:
+        sentence = text[pos:end]
+        if _INJECTION.search(sentence):
+            found.append(" ".join(sentence.split()))
+            sentence = "".join(ch if ch == "\n" else " " for ch in sentence)
+        out.append(sentence)
+        pos = end
+    return "".join(out).split("\n"), found

@@ -1,0 +1,344 @@
+"""The rules arbiter: a deterministic, offline provider (not an LLM) that applies the articles' conflict rules.
+
+Seed 000, section 1.3: trust a TOC title that matches the question's keywords; trust lines where the question's
+keywords co-occur; an embedding-only hit with no keyword overlap is topical noise (tangential); two kept
+candidates stating different values of the asked shape for the same keywords contradict each other. Every verdict
+is computed from the candidate's evidence (section title, lines, detector methods), never from what its text asks
+for: sentences addressed to the model are set aside first, so a planted instruction cannot promote a passage.
+
+The question's *terms* are the content words of its primary keywords (stemmed); multi-word primary keywords
+also count as *phrases*; secondary keywords (variants, synonyms, second topics) count as extra co-occurrence.
+Each term is weighted by its rarity in the pool: a word every candidate carries tells them apart least.
+When no candidate meets the rules, the strongest one that carries a question term is made primary, and its reason
+says so; not_found is reserved for a pool that lacks a distinctive term of the question (a year, a number, a
+code, a name) or every term (measured on the MMLongBench dev set: weak evidence alone did not tell unanswerable
+questions apart, missing names and years did; benchmarks/arbiter_dev.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from schemas.contracts import ArbiterOutput, CandidateBrief, CandidateVerdict, ParsedQuestion
+from tasks.arbiter import evidence as ev
+from tasks.llm.base import LLMRequest, ProviderReply
+
+WINDOW = 3  # lines: a sentence of a PDF paragraph rarely spans more
+# Primary by co-occurrence: the terms in one window weigh at least PRIMARY_FLOOR of all the question's terms and
+# PRIMARY_RELATIVE of the best window in the pool (or the candidate's lines do, against the best candidate): the
+# arbiter sees the whole pool at once, and a question's context words (parties, document names) are often on no
+# answer line. A value of the asked shape next to the terms raises relevance and makes ``anchor_found``.
+PRIMARY_FLOOR = 0.3
+PRIMARY_RELATIVE = 0.75
+SUPPORT_COVERAGE = 0.34  # weighted share of the terms on the candidate's lines -> at least supporting
+WEAK_COVERAGE = 0.15  # below this, a keyword-only overlap is discarded rather than tangential
+CONTRADICTION_OVERLAP = 0.6  # share of the two windows' terms they must have in common to be about one point
+TITLE_COVERAGE = 0.5  # share of a section title's words that must be question terms for a title match
+# Role bands: relevance = low + span * evidence strength, so a role and its relevance never disagree.
+BANDS = {"primary": (0.6, 0.4), "supporting": (0.4, 0.3), "tangential": (0.15, 0.25), "discarded": (0.0, 0.1)}
+SHAPE_NOUN = {"amount": "amount", "comparison": "value", "date": "date", "boolean": "yes/no cue", "entity": "name",
+              "list": "list item", "text": "value"}
+
+
+@dataclass
+class Query:
+    """The question as the rules read it."""
+
+    question: ParsedQuestion
+    terms: list[str]  # stems, question order
+    surface: dict[str, str]  # stem -> the question's own word, for reasons
+    phrases: list[ev.Keyword]  # multi-word primary keywords
+    secondary: list[ev.Keyword]  # secondary keywords that add a term the primaries lack
+    distinct: list[str]  # years, numbers, codes, names the answer must involve (evidence.distinctive_terms)
+    q_tokens: frozenset[str]
+    weights: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def shape(self) -> str:
+        return self.question.answer_shape
+
+
+@dataclass
+class Evidence:
+    """What the rules read from one candidate; every field shows up in its reason or relevance."""
+
+    cand: CandidateBrief
+    title: str = ""
+    title_terms: list[str] = field(default_factory=list)  # question terms in the matching section title
+    coverage: float = 0.0  # rarity-weighted share of the terms on the lines
+    present: list[str] = field(default_factory=list)  # terms on the lines
+    phrases: list[str] = field(default_factory=list)  # multi-word keywords found as phrases
+    secondary: list[str] = field(default_factory=list)
+    window_terms: list[str] = field(default_factory=list)  # terms in the best window of WINDOW lines
+    window_coverage: float = 0.0
+    values: list[str] = field(default_factory=list)  # values of the asked shape next to the best window
+    distinct: float = 1.0  # share of the question's distinctive terms present
+    rewrite: str | None = None
+    ignored: list[str] = field(default_factory=list)  # sentences addressed to the model, not read as evidence
+    needs_value: bool = True
+
+    @property
+    def anchor_found(self) -> bool:
+        """The candidate's own lines carry the keywords and a value of the asked shape."""
+        return self.window_coverage >= PRIMARY_FLOOR and (bool(self.values) or not self.needs_value)
+
+
+class RulesArbiterProvider:
+    """Provider protocol implementation: computes an ArbiterOutput from ``request.payload``; no network, no model."""
+
+    name = "rules"
+    model = "rules-v1"
+    offline = True
+
+    def send(self, request: LLMRequest) -> ProviderReply:
+        try:
+            question = ParsedQuestion.model_validate(request.payload["question"])
+            candidates = [CandidateBrief.model_validate(c) for c in request.payload["candidates"]]
+        except KeyError as exc:
+            raise ValueError(
+                f"rules arbiter needs payload['question'] and payload['candidates'] (build the request with "
+                f"tasks.arbiter.brief.build_arbiter_request); missing {exc}"
+            ) from None
+        return ProviderReply(text=arbitrate(question, candidates).model_dump_json())
+
+
+def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief]) -> ArbiterOutput:
+    """Verdicts for every candidate, contradictions and the not-found decision, from the evidence alone."""
+    query = make_query(question)
+    stripped = [ev.strip_instructions(c.snippet.split("\n")) for c in candidates]
+    # what each candidate carries: its section path, its lines, and the keywords a detector matched on its hit
+    texts = [ev.tokens("\n".join([c.section, *ls, *c.matched_keywords])) for c, (ls, _) in zip(candidates, stripped)]
+    query.weights = _rarity(query.terms, texts)
+    found = [_evidence(query, c, ls, ignored) for c, (ls, ignored) in zip(candidates, stripped)]
+    bars = (max([PRIMARY_FLOOR] + [PRIMARY_RELATIVE * e.window_coverage for e in found]),
+            max([PRIMARY_FLOOR] + [PRIMARY_RELATIVE * e.coverage for e in found]))
+    roles = [_role(query, e, bars) for e in found]
+    carrying = [i for i, e in enumerate(found) if e.present]
+    if carrying and not any(role == "primary" for role, _ in roles):
+        # no passage meets the co-occurrence rules: the best-supported one is the primary, said as such (on the
+        # dev set a pool's weak evidence did not tell unanswerable questions apart; missing names and years did)
+        best = max(carrying, key=lambda i: _strength(query, found[i]))
+        roles[best] = ("primary", "strongest candidate of the pool: " + roles[best][1])
+    verdicts = [_verdict(query, e, role, reason) for e, (role, reason) in zip(found, roles)]
+    _mark_contradictions(query, verdicts, found)
+    not_found, reason = _not_found(query, found, texts)
+    return ArbiterOutput(verdicts=verdicts, not_found=not_found, not_found_reason=reason)
+
+
+def make_query(question: ParsedQuestion) -> Query:
+    primary = ev.parse_keywords(question.keywords_primary) or ev.parse_keywords(question.keywords_secondary)
+    if not primary:  # a parse with no keywords at all: the question's own content words
+        primary = ev.parse_keywords(ev.content_tokens(question.text))
+    # terms: content words of the keywords, without one-letter fragments ('U.S.' -> 'u', 's'); the number of a
+    # 'page 10' or 'figure 5' stays: page numbers and captions are printed on the page
+    terms = list(dict.fromkeys(t for k in primary for t in k.toks if len(t) > 1 or t.isdigit()))
+    if not terms:
+        terms = list(dict.fromkeys(t for k in primary for t in k.toks))
+    surface: dict[str, str] = {}
+    for k in primary:
+        for word in ev.normalise(k.text).split():
+            for t in ev.tokens(word):
+                surface.setdefault(t, word.strip(".,;:'\"()"))
+    secondary = [k for k in ev.parse_keywords(question.keywords_secondary) if not set(k.toks) <= set(terms)]
+    return Query(
+        question=question, terms=terms, surface=surface, phrases=[k for k in primary if len(k.toks) > 1],
+        secondary=secondary, distinct=ev.distinctive_terms(question.text, question.keywords_primary),
+        q_tokens=frozenset(ev.tokens(question.text)),
+    )
+
+
+# -- evidence ------------------------------------------------------------------------------------------------------
+def _rarity(terms: list[str], texts: list[list[str]]) -> dict[str, float]:
+    """1 + log((N+1)/(df+1)) per term over the pool: common in the pool -> ~1, in one candidate of 30 -> ~3.7."""
+    sets = [set(t) for t in texts]
+    n = len(sets)
+    return {t: 1.0 + math.log((n + 1) / (sum(1 for s in sets if t in s) + 1)) for t in terms}
+
+
+def _weighted(query: Query, present: set[str]) -> float:
+    total = sum(query.weights.get(t, 1.0) for t in query.terms)
+    return sum(query.weights.get(t, 1.0) for t in query.terms if t in present) / total if total else 0.0
+
+
+def _evidence(query: Query, c: CandidateBrief, raw_lines: list[str], ignored: list[str]) -> Evidence:
+    e = Evidence(cand=c, ignored=ignored, needs_value=ev.shape_needs_value(query.shape))
+    lines = [ln for ln in raw_lines if ln.strip()]
+    line_toks = [ev.tokens(ln) for ln in lines]
+    all_toks = [t for lt in line_toks for t in lt]
+    all_set = set(all_toks)
+    e.present = [t for t in query.terms if t in all_set]
+    e.coverage = _weighted(query, all_set)
+    e.phrases = [k.text for k in query.phrases if ev.keyword_score(list(k.toks), all_toks, all_set) == 1.0]
+    e.secondary = [k.text for k in query.secondary if ev.keyword_score(list(k.toks), all_toks, all_set) >= 0.8]
+
+    e.title = c.section.split(" > ")[-1].strip() if c.section else ""
+    title_words = [t for t in ev.content_tokens(e.title) if not t.isdigit()]
+    if title_words:
+        matched = [t for t in title_words if t in query.terms]
+        share = len(matched) / len(title_words)
+        # the whole title, or most of it in two words or more: 'Positional Encoding', not 'Health Insurance'
+        if share == 1.0 or (len(matched) >= 2 and share >= TITLE_COVERAGE):
+            e.title_terms = matched
+
+    best_i, best = 0, (-1.0, -1)
+    for i in range(max(1, len(lines))):
+        window = set(t for lt in line_toks[i : i + WINDOW] for t in lt)
+        key = (_weighted(query, window), sum(1 for k in query.secondary if set(k.toks) <= window))
+        if key > best:
+            best_i, best = i, key
+            e.window_terms = [t for t in query.terms if t in window]
+    e.window_coverage = max(0.0, best[0])
+    if e.window_terms:
+        # values from the window and a line either side: those on lines richest in question terms first, a
+        # line's own values before one broken across it and the next line (read whole from the pair)
+        terms = set(query.terms)
+        near = range(max(0, best_i - 1), min(len(lines), best_i + WINDOW + 1))
+        ordered = sorted(near, key=lambda j: (-len(terms & set(line_toks[j])), abs(j - best_i - 1)))
+        found = [v for j in ordered
+                 for v in (*ev.values_of_shape(lines[j], query.shape, query.q_tokens),
+                           *ev.values_of_shape("\n".join(lines[j : j + 2]), query.shape, query.q_tokens))]
+        if query.shape in ("amount", "comparison"):
+            found = ev.prefer_units(found)
+        e.values = list(dict.fromkeys(found))[:3]
+        e.rewrite = _table_rewrite(lines, best_i)
+    if query.distinct:
+        carried = all_set | set(ev.tokens(c.section))
+        e.distinct = sum(1 for t in query.distinct if _carries(t, carried)) / len(query.distinct)
+    return e
+
+
+def _carries(term: str, s: set[str]) -> bool:
+    """Every word of a distinctive term is on the candidate ('English-to-German' across a line break counts),
+    allowing for a misspelling in the question or the document (see :func:`evidence.near_token`)."""
+    term_toks = ev.content_tokens(term) or ev.tokens(term)
+    return bool(term_toks) and all(t in s or ev.near_token(t, s) for t in term_toks)
+
+
+def _table_rewrite(lines: list[str], i: int) -> str | None:
+    """'<header> | <row>' when the anchor is a flattened table row and a label line stands above it."""
+    for j in (i, i + 1):
+        if j < len(lines) and ev.is_table_row(lines[j]):
+            for h in range(j - 1, max(-1, j - 5), -1):
+                if ev.is_header_line(lines[h]):
+                    return f"{lines[h].strip()} | {lines[j].strip()}"
+            return None
+    return None
+
+
+# -- verdicts ------------------------------------------------------------------------------------------------------
+def _strength(query: Query, e: Evidence) -> float:
+    """Evidence strength in [0, 1]: title match, coverage, co-occurrence, phrases, value, distinct terms, agreement."""
+    title = _weighted(query, set(e.title_terms))
+    phrases = len(e.phrases) / len(query.phrases) if query.phrases else e.window_coverage
+    return min(1.0, (
+        0.20 * title
+        + 0.30 * e.coverage
+        + 0.15 * e.window_coverage
+        + 0.08 * phrases
+        + 0.10 * (1.0 if e.values else 0.0)
+        + 0.10 * e.distinct
+        + 0.07 * (len(set(e.cand.methods)) - 1) / 2
+    ))
+
+
+def _quote(items: list[str], n: int = 4) -> str:
+    shown = [f'"{i}"' for i in items[:n]]
+    if len(items) > n:
+        shown.append(f"{len(items) - n} more")
+    return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else (shown[0] if shown else "")
+
+
+def _role(query: Query, e: Evidence, bars: tuple[float, float]) -> tuple[str, str]:
+    """Role and reason by the conflict rules, in order. ``bars``: the window coverage, or the coverage of the whole
+    candidate, that a co-occurrence needs to make a primary."""
+    c = e.cand
+
+    def words(stems: list[str]) -> list[str]:
+        return [query.surface.get(t, t) for t in stems]
+
+    where = f"lines {c.line_start}-{c.line_end}"
+    noun = SHAPE_NOUN[query.shape]
+    value = f" with the {noun} {e.values[0]}" if e.values else ""
+    single_term = len(query.terms) == 1
+    cooccur = len(e.window_terms) >= 2 or (single_term and bool(e.window_terms)) or \
+        (bool(e.window_terms) and bool(e.secondary))
+
+    if e.title_terms and (e.present or "toc" in c.methods):
+        role = "primary"
+        reason = f'TOC title "{e.title}" matches {_quote(words(e.title_terms))}'
+        if e.window_terms:
+            reason += f"; {where} contain {_quote(words(e.window_terms))}{value}"
+    elif cooccur and (e.window_coverage >= bars[0] or e.coverage >= bars[1]):
+        role = "primary"
+        reason = f"{where} contain {_quote(words(e.window_terms) + e.secondary)}{value}"
+    elif cooccur or e.coverage >= SUPPORT_COVERAGE:
+        role = "supporting"
+        gap = f", no {noun} near them" if e.needs_value and not e.values else ""
+        reason = (f"{where} contain {_quote(words(e.present))} ({len(e.present)} of {len(query.terms)} question terms"
+                  f"{gap})")
+    elif e.present and (e.coverage >= WEAK_COVERAGE or "embeddings" in c.methods):
+        role = "tangential"
+        reason = f"weak overlap: only {_quote(words(e.present))} of {len(query.terms)} question terms on {where}"
+    elif "embeddings" in c.methods and not (e.present or e.secondary):
+        role = "tangential"
+        hit = "embedding-only hit" if c.methods == ["embeddings"] else f"{'+'.join(c.methods)} hit"
+        reason = f"{hit} with no keyword overlap: topical noise"
+    else:
+        role = "discarded"
+        found = words(e.present) + e.secondary
+        reason = f"only {_quote(found)} on {where}: too little of the question" if found else \
+            f"no question term on {where}"
+    if e.ignored:
+        reason += "; a sentence addressed to the model was ignored as evidence"
+    return role, reason
+
+
+def _verdict(query: Query, e: Evidence, role: str, reason: str) -> CandidateVerdict:
+    c = e.cand
+    low, span = BANDS[role]
+    decision = "discard" if role == "discarded" else ("rewrite" if e.rewrite else "keep")
+    return CandidateVerdict(
+        candidate_id=c.candidate_id, role=role, decision=decision, reason=reason,
+        relevance=round(low + span * _strength(query, e), 3), anchor_found=role != "discarded" and e.anchor_found,
+        rewrite=e.rewrite if decision == "rewrite" else None,
+    )
+
+
+def _mark_contradictions(query: Query, verdicts: list[CandidateVerdict], found: list[Evidence]) -> None:
+    """Kept candidates stating different amounts/dates next to the same question terms contradict each other.
+
+    The value a candidate states is the first of its values (found on its line richest in question terms); the
+    other candidate must not mention it at all.
+    """
+    if query.shape not in ("amount", "date", "comparison"):
+        return
+    stating = [
+        (v, e) for v, e in zip(verdicts, found)
+        if v.role in ("primary", "supporting") and v.anchor_found and e.values
+    ]
+    for i, (v1, e1) in enumerate(stating):
+        for v2, e2 in stating[i + 1 :]:
+            t1, t2 = set(e1.window_terms), set(e2.window_terms)
+            if len(t1 & t2) >= 2 and len(t1 & t2) >= CONTRADICTION_OVERLAP * len(t1 | t2) \
+                    and e1.values[0] not in e2.values and e2.values[0] not in e1.values:
+                v1.contradicts.append(v2.candidate_id)
+                v2.contradicts.append(v1.candidate_id)
+
+
+def _not_found(query: Query, found: list[Evidence], texts: list[list[str]]) -> tuple[bool, str | None]:
+    """Not found when a distinctive term of the question (year, number, code, name) is on no candidate.
+
+    Measured on the dev set, a low keyword coverage does not tell unanswerable questions apart (they are
+    worded like answerable ones); a name or a year that the whole pool lacks does.
+    """
+    if not found:
+        return True, "no candidate was proposed"
+    sets = [set(t) for t in texts]
+    missing = [t for t in query.distinct if not any(_carries(t, s) for s in sets)]
+    if missing:
+        verb = "appears" if len(missing) == 1 else "appear"
+        return True, f"{_quote(missing, 3)} {verb} in no candidate"
+    if not any(e.present for e in found):
+        return True, "no candidate carries any of the question's terms"
+    return False, None

@@ -1,0 +1,117 @@
+"""Detection for one question: plan the detectors, run them (in parallel inside a flow), aggregate, store.
+
+Inside a Prefect flow each detector is a task submitted to the flow's task runner (threads); outside a flow the
+same functions are called directly, so tests and benchmarks need no engine.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+from prefect.context import FlowRunContext
+from prefect.utilities.annotations import quote
+
+from schemas.contracts import CandidateBrief, DetectorHit, ParsedQuestion
+from schemas.settings import Settings
+from tasks.aggregate import AggregatedCandidate, aggregate
+from tasks.detectors import detect_embeddings, detect_keywords, detect_toc
+from tasks.dispatch_detectors import DetectorPlan, plan_detectors
+from tasks.keyword_index import CorpusCache, DocCorpus, QueryTerms, query_terms
+from warehouse import questions as question_store
+from warehouse.db import Warehouse
+from warehouse.detection import save_detection
+
+__all__ = ["CorpusCache", "Detection", "detect_question", "run_detection"]
+
+
+@task(name="detect-toc", cache_policy=NO_CACHE)
+def toc_task(question_id: str, text: str, terms: QueryTerms, docs: list[DocCorpus], k: int) -> list[DetectorHit]:
+    return detect_toc(question_id, text, terms, docs, k)
+
+
+@task(name="detect-keywords", cache_policy=NO_CACHE)
+def keywords_task(question_id: str, terms: QueryTerms, corpus: CorpusCache, doc_ids: list[str], k: int) -> list[DetectorHit]:
+    return detect_keywords(question_id, terms, corpus.index(doc_ids), k)
+
+
+@task(name="detect-embeddings", cache_policy=NO_CACHE)
+def embeddings_task(question_id: str, text: str, terms: QueryTerms, vectors, embedder, docs: dict[str, DocCorpus],
+                    doc_ids: list[str] | None, k: int) -> list[DetectorHit]:
+    return detect_embeddings(question_id, text, terms, vectors, embedder, docs, doc_ids, k)
+
+
+@dataclass
+class Detection:
+    """Everything detection produced for one question, with wall times in seconds (per detector too when they ran
+    one after the other, outside a flow)."""
+
+    plan: DetectorPlan
+    hits: list[DetectorHit]
+    candidates: list[AggregatedCandidate]
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def pool(self) -> list[CandidateBrief]:
+        return [c.brief for c in self.candidates if c.in_pool]
+
+
+def _embedding_plan_input(corpus: CorpusCache, vectors, embedder, doc_ids: list[str]) -> bool:
+    if vectors is None or embedder is None:
+        return False
+    return bool(corpus.has_vectors(vectors, doc_ids))
+
+
+def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: CorpusCache, vectors, embedder,
+                  settings: Settings) -> Detection:
+    """Plan, run and aggregate the detectors for one question (no writes). ``doc_ids`` None = whole corpus."""
+    t0 = time.perf_counter()
+    k = settings.detect.top_k_per_detector
+    scope = corpus.doc_ids(doc_ids)
+    docs = corpus.docs(scope)
+    plan = plan_detectors(question, {d.doc_id: d.toc_source for d in docs},
+                          _embedding_plan_input(corpus, vectors, embedder, scope))
+    terms = query_terms(question)
+    qid, text = question.question_id, question.text
+    search_scope = scope if doc_ids is not None else None
+    doc_map = {d.doc_id: d for d in docs}
+    t1 = time.perf_counter()
+    hits: list[DetectorHit] = []
+    timings: dict[str, float] = {}
+    if FlowRunContext.get() is not None:
+        futures = []
+        if "toc" in plan.detectors:
+            futures.append(toc_task.submit(qid, text, quote(terms), quote(docs), k))
+        if "keywords" in plan.detectors:
+            futures.append(keywords_task.submit(qid, quote(terms), quote(corpus), scope, k))
+        if "embeddings" in plan.detectors:
+            futures.append(embeddings_task.submit(qid, text, quote(terms), quote(vectors), quote(embedder),
+                                                  quote(doc_map), search_scope, k))
+        for fut in futures:
+            hits.extend(fut.result())
+    else:
+        calls = {
+            "toc": lambda: toc_task.fn(qid, text, terms, docs, k),
+            "keywords": lambda: keywords_task.fn(qid, terms, corpus, scope, k),
+            "embeddings": lambda: embeddings_task.fn(qid, text, terms, vectors, embedder, doc_map, search_scope, k),
+        }
+        for name in plan.detectors:
+            started = time.perf_counter()
+            hits.extend(calls[name]())
+            timings[name] = time.perf_counter() - started
+    t2 = time.perf_counter()
+    candidates = aggregate(qid, hits, None, None, settings.detect.pool_size, settings.detect.rrf_k, docs=doc_map)
+    t3 = time.perf_counter()
+    return Detection(plan=plan, hits=hits, candidates=candidates,
+                     seconds={"plan": t1 - t0, **timings, "detectors": t2 - t1, "aggregate": t3 - t2, "total": t3 - t0})
+
+
+def detect_question(wh: Warehouse, run_id: str, question: ParsedQuestion, doc_ids: list[str] | None,
+                    corpus: CorpusCache, vectors, embedder, settings: Settings) -> list[CandidateBrief]:
+    """Run detection for one question and store it (plan, ``detector_hits``, ``candidates``); returns the pool
+    handed to the arbiter, in RRF order. Idempotent per (run_id, question_id)."""
+    detection = run_detection(question, doc_ids, corpus, vectors, embedder, settings)
+    save_detection(wh, run_id, question.question_id, detection.hits, detection.candidates)
+    question_store.set_detector_plan(wh, run_id, question.question_id, detection.plan.detectors, detection.plan.rule)
+    return detection.pool()

@@ -1,0 +1,260 @@
+"""Evaluation metrics: score a run against its question set's gold, per question and method, then summarise.
+
+Per question, one ``eval_results`` row per method:
+- page methods (``arbiter`` and the baselines ``rrf``, ``keywords``, ``embeddings``, ``toc``, all drawn from the
+  same candidate pool the arbiter saw): a ranked list of (doc, page), deduplicated in order before cutting at k;
+  hit@1, hit@5 and reciprocal rank against ``gold_pages`` (NULL when the question has no page gold or none to
+  find). The arbiter's list is its primary then supporting passages in RetrievalResult order; not found = empty.
+- document methods (``doc_<page method>``, corpus-wide runs only): the same ranking over documents, against the
+  question's gold documents.
+- answer methods (``batch``, ``sequential``, ``auto`` = the regime the router picked): ``answer_correct`` by
+  :func:`tasks.generate.normalise.answer_matches`, and the regime's tokens.
+
+The summary is computed from those rows alone, so it can be rebuilt from the warehouse at any time.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from schemas.contracts import DETECTORS, RetrievalResult
+from tasks.generate.normalise import answer_matches
+from warehouse import evals as store
+from warehouse.db import Warehouse
+
+K = 5
+PAGE_METHODS: tuple[str, ...] = ("arbiter", "rrf", *DETECTORS)
+DOC_METHODS: tuple[str, ...] = tuple(f"doc_{m}" for m in PAGE_METHODS)
+ANSWER_METHODS: tuple[str, ...] = ("batch", "sequential", "auto")
+TEXT_EVIDENCE = ("text", "table", "layout")  # evidence_sources fragments a text-only pipeline can read
+MAX_LABEL_VALUES = 20  # a label with more distinct values is free text, not a category: no breakdown
+
+
+@dataclass(frozen=True)
+class Gold:
+    """What the question set says about one question."""
+
+    question_id: str
+    question_set: str
+    answer: str | None
+    gold_pages: list[int] | None  # None = no page gold; [] = unanswerable
+    gold_docs: frozenset[str] | None  # doc ids the gold pages / answer come from; None = unknown
+    labels: dict[str, Any]
+    answer_shape: str | None = None
+
+
+def answer_methods_for(regime: str) -> tuple[str, ...]:
+    """The answer methods a run in ``regime`` measures (``auto`` is the routed regime's row)."""
+    return {"both": ANSWER_METHODS, "auto": ("auto",), "batch": ("batch",), "sequential": ("sequential",)}[regime]
+
+
+# -- rankings --------------------------------------------------------------------------------------------------------
+def dedupe(items: Iterable[Hashable]) -> list:
+    seen: set = set()
+    return [x for x in items if not (x in seen or seen.add(x))]
+
+
+def rank_metrics(ranked: Sequence[Hashable], is_gold: Callable[[Any], bool], k: int = K
+                 ) -> tuple[bool, bool, float]:
+    """(hit@1, hit@k, reciprocal rank) of an already deduplicated ranking; RR is 0 when nothing is gold."""
+    first = next((i for i, item in enumerate(ranked, start=1) if is_gold(item)), None)
+    return first == 1, first is not None and first <= k, 1.0 / first if first else 0.0
+
+
+def arbiter_ranking(result: RetrievalResult | None) -> list[tuple[str, int]]:
+    """(doc_id, page) of the primary then supporting passages; not found (or no result) ranks nothing."""
+    if result is None or result.status != "found":
+        return []
+    return dedupe((p.doc_id, p.page) for p in result.passages())
+
+
+def baseline_rankings(candidates: Sequence[dict[str, Any]]) -> dict[str, list[tuple[str, int]]]:
+    """Per baseline, the pool's (doc_id, page) in that baseline's order: RRF rank, or a detector's own rank
+    (ties by RRF rank); a detector ranks only the candidates it proposed."""
+    def key(c: dict[str, Any]) -> tuple:
+        return c["rrf_rank"], c["candidate_id"]
+
+    out = {"rrf": dedupe((c["doc_id"], c["page"]) for c in sorted(candidates, key=key))}
+    for det in DETECTORS:
+        seen = [c for c in candidates if det in (c.get("ranks") or {})]
+        seen.sort(key=lambda c: (c["ranks"][det], *key(c)))
+        out[det] = dedupe((c["doc_id"], c["page"]) for c in seen)
+    return out
+
+
+# -- per-question rows -----------------------------------------------------------------------------------------------
+def _base(run_id: str, gold: Gold, method: str) -> dict[str, Any]:
+    return {"run_id": run_id, "question_set": gold.question_set, "question_id": gold.question_id, "method": method,
+            "hit_at_1": None, "hit_at_5": None, "reciprocal_rank": None, "predicted_pages": None,
+            "gold_pages": gold.gold_pages, "predicted_not_found": None,
+            "unanswerable": None if gold.gold_pages is None else not gold.gold_pages,
+            "answer_correct": None, "input_tokens": None, "output_tokens": None, "labels": gold.labels}
+
+
+def page_row(run_id: str, gold: Gold, method: str, ranking: list[tuple[str, int]]) -> dict[str, Any]:
+    row = _base(run_id, gold, method)
+    row["predicted_pages"] = [page for _, page in ranking]
+    if gold.gold_pages:
+        pages, docs = set(gold.gold_pages), gold.gold_docs
+
+        def is_gold(item: tuple[str, int]) -> bool:
+            return item[1] in pages and (docs is None or item[0] in docs)
+
+        row["hit_at_1"], row["hit_at_5"], row["reciprocal_rank"] = rank_metrics(ranking, is_gold)
+    return row
+
+
+def doc_row(run_id: str, gold: Gold, method: str, ranking: list[tuple[str, int]]) -> dict[str, Any]:
+    row = _base(run_id, gold, f"doc_{method}")
+    if gold.gold_docs:
+        docs = dedupe(doc for doc, _ in ranking)
+        row["hit_at_1"], row["hit_at_5"], row["reciprocal_rank"] = rank_metrics(docs, gold.gold_docs.__contains__)
+    return row
+
+
+def answer_row(run_id: str, gold: Gold, method: str, answer: dict[str, Any] | None) -> dict[str, Any]:
+    """A missing or failed answer counts as wrong (the pipeline failed it), never as skipped."""
+    row = _base(run_id, gold, method)
+    if answer is not None:
+        row["input_tokens"], row["output_tokens"] = answer["input_tokens"] or 0, answer["output_tokens"] or 0
+    if gold.answer is not None:
+        ok = answer is not None and answer["status"] == "ok"
+        value = answer["value"] if ok and answer["answer_found"] else None
+        row["answer_correct"] = ok and answer_matches(value, gold.answer, gold.answer_shape)
+    return row
+
+
+def question_rows(run_id: str, gold: Gold, retrieval: dict[str, Any] | None, candidates: Sequence[dict[str, Any]],
+                  answers: Sequence[dict[str, Any]], regime: str, doc_level: bool) -> list[dict[str, Any]]:
+    """Every method's row for one question. ``retrieval``: its ``retrieval_results`` row (None = never reached)."""
+    result = None
+    if retrieval is not None and retrieval.get("result") and retrieval["status"] != "failed":
+        result = RetrievalResult.model_validate_json(retrieval["result"])
+    rankings = {"arbiter": arbiter_ranking(result), **baseline_rankings(candidates)}
+    rows = [page_row(run_id, gold, m, rankings[m]) for m in PAGE_METHODS]
+    rows[0]["predicted_not_found"] = result is not None and result.status == "not_found"
+    if doc_level:
+        rows += [doc_row(run_id, gold, m, rankings[m]) for m in PAGE_METHODS]
+    by_regime = {a["regime"]: a for a in answers}
+    routed = next((a for a in answers if a["routed"]), None)
+    for method in answer_methods_for(regime):
+        rows.append(answer_row(run_id, gold, method, routed if method == "auto" else by_regime.get(method)))
+    return rows
+
+
+# -- a run ------------------------------------------------------------------------------------------------------------
+def gold_from_warehouse(wh: Warehouse, run_id: str, gold_docs: dict[str, list[str]] | None = None) -> list[Gold]:
+    """Gold of every question the run loaded. ``gold_docs`` (qid -> doc ids) overrides the questions' own scope,
+    for corpus-wide runs whose questions were unscoped for retrieval."""
+    out = []
+    for q in store.eval_questions(wh, run_id):
+        docs = gold_docs.get(q["question_id"]) if gold_docs is not None else q["doc_ids"]
+        out.append(Gold(question_id=q["question_id"], question_set=q["question_set"], answer=q["answer"],
+                        gold_pages=None if q["gold_pages"] is None else list(q["gold_pages"]),
+                        gold_docs=frozenset(docs) if docs else None, labels=q["labels"],
+                        answer_shape=q["answer_shape"]))
+    return out
+
+
+def score_run(wh: Warehouse, run_id: str, regime: str = "both", *, doc_level: bool = False,
+              gold_docs: dict[str, list[str]] | None = None) -> list[dict[str, Any]]:
+    """Score every question of a run (rows in question order); write them with ``warehouse.evals``."""
+    golds = gold_from_warehouse(wh, run_id, gold_docs)
+    retrieval = {r["question_id"]: r for r in store.retrieval_rows(wh, run_id)}
+    pools: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in store.pool_candidates(wh, run_id):
+        pools[c["question_id"]].append(c)
+    answers: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for a in store.answer_rows(wh, run_id):
+        answers[a["question_id"]].append(a)
+    rows = []
+    for g in golds:
+        rows += question_rows(run_id, g, retrieval.get(g.question_id), pools[g.question_id],
+                              answers[g.question_id], regime, doc_level)
+    return rows
+
+
+# -- summaries --------------------------------------------------------------------------------------------------------
+def _mean(values: list) -> float | None:
+    return round(sum(float(v) for v in values) / len(values), 4) if values else None
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Headline metrics of a set of eval rows (all methods of some questions)."""
+    by_method: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    gold: dict[str, list[int] | None] = {}
+    for r in rows:
+        by_method[r["method"]].append(r)
+        gold.setdefault(r["question_id"], r["gold_pages"])
+    out: dict[str, Any] = {
+        "n_questions": len(gold),
+        "n_page_gold": sum(1 for g in gold.values() if g),
+        "n_unanswerable": sum(1 for g in gold.values() if g == []),
+        "n_no_page_gold": sum(1 for g in gold.values() if g is None),
+    }
+    for key, col in (("page_hit_at_1", "hit_at_1"), ("page_hit_at_5", "hit_at_5"), ("mrr", "reciprocal_rank")):
+        out[key] = {m: _mean([r[col] for r in by_method[m] if r["gold_pages"]]) for m in PAGE_METHODS}
+    judged = [r for r in by_method["arbiter"] if r["gold_pages"] is not None]
+    predicted = sum(1 for r in judged if r["predicted_not_found"])
+    actual = sum(1 for r in judged if r["unanswerable"])
+    both = sum(1 for r in judged if r["predicted_not_found"] and r["unanswerable"])
+    out["not_found"] = {"precision": _ratio(both, predicted), "recall": _ratio(both, actual),
+                        "predicted": predicted, "unanswerable": actual, "correct": both}
+    out["answer_accuracy"] = {m: _mean([r["answer_correct"] for r in by_method[m] if r["answer_correct"] is not None])
+                              for m in ANSWER_METHODS}
+    out["n_reference"] = {m: sum(1 for r in by_method[m] if r["answer_correct"] is not None) for m in ANSWER_METHODS}
+    for key, col in (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens")):
+        out[key] = {m: sum(r[col] or 0 for r in by_method[m]) if by_method[m] else None for m in ANSWER_METHODS}
+    if any(by_method[m] for m in DOC_METHODS):
+        for key, col in (("doc_hit_rate", "hit_at_1"), ("doc_hit_at_5", "hit_at_5"), ("doc_mrr", "reciprocal_rank")):
+            out[key] = {m[4:]: _mean([r[col] for r in by_method[m] if r[col] is not None]) for m in DOC_METHODS}
+        out["n_doc_gold"] = sum(1 for r in by_method["doc_arbiter"] if r["hit_at_1"] is not None)
+    return out
+
+
+def label_values(value: Any) -> list[str]:
+    """The categories one label value puts a question in (a list label puts it in each; empty list: '(none)')."""
+    if isinstance(value, list):
+        return [str(v) for v in value] or ["(none)"]
+    if isinstance(value, dict) or value is None:
+        return []
+    return [str(value)]
+
+
+def is_figure_only(labels: dict[str, Any]) -> bool:
+    """Evidence is only figures or charts: ``evidence_sources`` is set and names no text, table or layout source."""
+    sources = labels.get("evidence_sources")
+    sources = [sources] if isinstance(sources, str) else sources
+    if not isinstance(sources, list) or not sources:
+        return False
+    return not any(frag in str(s).lower() for s in sources for frag in TEXT_EVIDENCE)
+
+
+def by_label(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """label -> category -> summary, for every label of the set with at most MAX_LABEL_VALUES categories."""
+    groups: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        for key, value in (r["labels"] or {}).items():
+            for cat in label_values(value):
+                groups[key][cat].append(r)
+    return {key: {cat: summarise(cats[cat]) for cat in sorted(cats)}
+            for key, cats in sorted(groups.items()) if len(cats) <= MAX_LABEL_VALUES}
+
+
+def evaluation_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The headline, the per-label breakdown and the figure-only questions apart (with the rest beside them)."""
+    out = summarise(rows)
+    out["by_label"] = by_label(rows)
+    figure = [r for r in rows if is_figure_only(r["labels"] or {})]
+    out["figure_only"] = summarise(figure) if figure else None
+    out["excluding_figure_only"] = summarise([r for r in rows if not is_figure_only(r["labels"] or {})]) \
+        if figure else None
+    return out
+

@@ -1,0 +1,131 @@
+"""Generation for one question: route, run the chosen regime(s), write one ``answers`` row per regime.
+
+Idempotent per (run_id, question_id, regime): a regime whose row is already ``ok`` is not called again; a failed
+one is redone and its row replaced. A not-found RetrievalResult gets an answer row with exit ``not_found`` and no
+call. A failed call gives a row with status ``failed`` and the error (also in ``errors``); the other regime still
+runs. Generation reads each passage's own lines from the warehouse with ``context_lines`` on either side (same
+pages only), so values printed next to the matched line (table cells, label/value pairs) are visible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas.contracts import AnswerWithEvidence, ParsedQuestion, RetrievalResult, RetrievedPassage
+from schemas.settings import GenerateSettings, Settings
+from tasks.generate.loop import Completer, RegimeOutcome, run_regime
+from tasks.generate.normalise import answer_matches, normalise_value
+from tasks.generate.prompts import GenerationPassage, PassageLine
+from tasks.generate.router import Route, route
+from warehouse import answers as store
+from warehouse.corpus import lines_text
+from warehouse.db import Warehouse
+from warehouse.runs import record_error
+
+DEFAULT_CONTEXT_LINES = 2
+MAX_PASSAGE_LINES = 40
+REGIME_CHOICES = ("auto", "batch", "sequential", "both")
+
+
+def generation_settings(settings: Settings | GenerateSettings) -> tuple[GenerateSettings, str]:
+    """(generate settings, tokenizer name) from either the full settings or the generate group."""
+    if isinstance(settings, GenerateSettings):
+        return settings, "o200k_base"
+    return settings.generate, settings.llm.tokenizer
+
+
+def regimes_for(choice: str, routed: str) -> list[str]:
+    if choice not in REGIME_CHOICES:
+        raise ValueError(f"unknown regime choice {choice!r}; use one of {', '.join(REGIME_CHOICES)}")
+    if choice == "auto":
+        return [routed]
+    return ["batch", "sequential"] if choice == "both" else [choice]
+
+
+def _window(rows: list[dict[str, Any]], p: RetrievedPassage) -> list[dict[str, Any]]:
+    """At most MAX_PASSAGE_LINES lines, centred on the first line of the retrieval text when the range is long."""
+    if len(rows) <= MAX_PASSAGE_LINES:
+        return rows
+    first = (p.text.splitlines() or [""])[0].rstrip("…").strip()
+    centre = next((i for i, r in enumerate(rows) if first and r["text"].startswith(first)), 0)
+    start = max(0, min(centre - 2, len(rows) - MAX_PASSAGE_LINES))
+    return rows[start:start + MAX_PASSAGE_LINES]
+
+
+def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEFAULT_CONTEXT_LINES
+                    ) -> GenerationPassage:
+    """A passage with numbered lines: its range (plus context on the same pages) from ``lines``, or, when the
+    warehouse has no lines for it, the retrieval text numbered from ``line_start`` (``lines_source`` says which)."""
+    rows = lines_text(wh, p.doc_id, max(0, p.line_start - context_lines), p.line_end + context_lines)
+    inner_pages = {r["page"] for r in rows if p.line_start <= r["line_no"] <= p.line_end}
+    rows = [r for r in rows if p.line_start <= r["line_no"] <= p.line_end or r["page"] in inner_pages]
+    source = "warehouse"
+    if inner_pages:
+        lines = [PassageLine(line_no=r["line_no"], page=r["page"], text=r["text"]) for r in _window(rows, p)]
+    else:
+        source = "retrieval_text"
+        lines = [PassageLine(line_no=p.line_start + i, page=p.page, text=t)
+                 for i, t in enumerate(p.text.splitlines()) if t.strip()]
+    return GenerationPassage(candidate_id=p.candidate_id, doc_id=p.doc_id, page=p.page, line_start=p.line_start,
+                             line_end=p.line_end, section=p.section, role=p.role, relevance=p.relevance,
+                             rewrite=p.rewrite, lines=lines, lines_source=source)
+
+
+def _not_found_answer(result: RetrievalResult) -> AnswerWithEvidence:
+    reason = result.not_found_reason or f"retrieval found no passage (rule {result.rule})"
+    return AnswerWithEvidence(value=None, evidence=[], answer_found=False, complete_answer_found=False,
+                              confidence=0.0, caveats=[f"not found by retrieval: {reason}"])
+
+
+def _row(run_id: str, question: ParsedQuestion, rt: Route, regime: str, out: RegimeOutcome,
+         reference: str | None) -> dict[str, Any]:
+    a = out.answer
+    value = a.value if a is not None else None
+    correct = None
+    if reference is not None and out.status == "ok":
+        correct = answer_matches(value if a is not None and a.answer_found else None, reference, question.answer_shape)
+    budget = {**rt.budget.model_dump(), "budget_hit": out.budget_hit, "steps": out.step_answers}
+    return {
+        "run_id": run_id, "question_id": question.question_id, "regime": regime, "routed": regime == rt.regime,
+        "route_rule": rt.rule, "exit": out.exit, "steps": out.steps, "value": value,
+        "answer": a.model_dump_json() if a is not None else None,
+        "answer_found": a.answer_found if a is not None else None,
+        "complete_answer_found": a.complete_answer_found if a is not None else None,
+        "confidence": a.confidence if a is not None else None,
+        "input_tokens": out.usage.input_tokens, "cached_tokens": out.usage.cached_tokens,
+        "output_tokens": out.usage.output_tokens, "latency_ms": round(out.latency_ms, 3),
+        "provider": out.provider, "model": out.model, "budget": budget, "status": out.status, "error": out.error,
+        "answer_shape": question.answer_shape, "decomposition": question.decomposition,
+        "value_norm": normalise_value(value, question.answer_shape) if a is not None and a.answer_found else None,
+        "correct": correct, "call_ids": out.call_ids, "created_at": None, "routed_regime": rt.regime,
+    }
+
+
+def answer_question(wh: Warehouse, run_id: str, question: ParsedQuestion, result: RetrievalResult,
+                    client: Completer, settings: Settings | GenerateSettings, regime_choice: str = "auto", *,
+                    context_lines: int = DEFAULT_CONTEXT_LINES) -> list[dict[str, Any]]:
+    """Answer ``question`` from ``result`` in the regime(s) asked; returns the answer rows (as stored)."""
+    gen, tokenizer = generation_settings(settings)
+    if result.question_id != question.question_id:
+        raise ValueError(f"RetrievalResult is for question {result.question_id!r}, not {question.question_id!r}")
+    rt = route(question, result, gen)
+    done = {r["regime"]: r for r in store.load_answers(wh, run_id, question.question_id) if r["status"] == "ok"}
+    reference = store.reference_answer(wh, run_id, question.question_id)
+    passages: list[GenerationPassage] | None = None
+    rows = []
+    for regime in regimes_for(regime_choice, rt.regime):
+        if regime in done:
+            rows.append(done[regime])
+            continue
+        if result.status != "found" or not result.passages():
+            out = RegimeOutcome(regime=regime, exit="not_found", steps=0, answer=_not_found_answer(result))
+        else:
+            if passages is None:
+                passages = [prepare_passage(wh, p, context_lines) for p in result.passages()[: gen.top_k]]
+            out = run_regime(regime, client, question, passages, rt.budget, gen.max_output_tokens, tokenizer)
+        row = _row(run_id, question, rt, regime, out, reference)
+        store.save_answer(wh, row)
+        if out.status == "failed":
+            record_error(wh, run_id, "generate", question.question_id, f"{regime}: {out.error}")
+        rows.append(row)
+    return rows

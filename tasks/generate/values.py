@@ -1,0 +1,229 @@
+"""Typed value finders for the extractive generator: amounts, dates, entities, list items, yes/no cues.
+
+Each finder reads one line of document text and returns :class:`Value` spans with a ``kind`` the generator scores
+against the question's cues. Pure regular expressions: no model, no network, deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Value:
+    text: str
+    kind: str
+    start: int
+    end: int
+    number: float | None = None
+    unit: str = ""
+
+
+_CUR = r"(?:US\$|A\$|C\$|HK\$|\$|€|£|¥|₹|(?:USD|EUR|GBP|JPY|INR|CHF|CNY|RMB)\b\s?|Rs\.?\s?)"
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+"
+_SCALE = r"(?:(?i:thousand|million|billion|trillion|mln|mn|bn|tn)\b|[KMB]\b)"
+_UNITS = (r"%|(?i:percent(?:age points?)?|per cent|percentage points?|pp|bps|basis points|"
+          r"cm|mm|km|m|kg|g|mg|lbs?|oz|ml|l|ms|sec(?:onds?)?|s|min(?:utes?)?|hrs?|hours?|days?|weeks?|months?|"
+          r"years?|yrs|gb|mb|tb|kb|ghz|mhz|hz|kw|mw|w|v|mah|°c|°f|mph|km/h|x|times|points?|pts)\b")
+AMOUNT_RE = re.compile(
+    rf"(?<![\w.]){_CUR}?(?<![\w.,])(?P<num>{_NUM})(?![\d,]\d)(?:\s?(?P<scale>{_SCALE}))?(?:\s?(?P<unit>{_UNITS}))?"
+)
+_CUR_RE = re.compile(_CUR)
+# "1 At a position ...", "6 Insert ground coffee": a step number, not an amount (a count reads "25 people ...")
+_STEP_MARKER_RE = re.compile(r"^\s*\d{1,2}[.)]?\s+[A-Z]")
+UNIT_NAMES = {
+    "g": ("g", "gram", "grams"), "kg": ("kg", "kilogram", "kilograms"), "mg": ("mg", "milligram", "milligrams"),
+    "cm": ("cm", "centimeter", "centimeters", "centimetre", "centimetres"),
+    "mm": ("mm", "millimeter", "millimeters", "millimetre", "millimetres"),
+    "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres"), "m": ("meter", "meters", "metre", "metres"),
+    "ml": ("ml", "milliliter", "milliliters", "millilitre", "millilitres"), "l": ("liter", "liters", "litre", "litres"),
+    "s": ("second", "seconds"), "sec": ("second", "seconds"), "seconds": ("second", "seconds"),
+    "min": ("minute", "minutes"), "minutes": ("minute", "minutes"), "h": ("hour", "hours"),
+    "hours": ("hour", "hours"), "hrs": ("hour", "hours"), "days": ("day", "days"), "weeks": ("week", "weeks"),
+    "months": ("month", "months"), "years": ("year", "years"), "%": ("percent", "percentage", "%"),
+    "mah": ("mah",), "gb": ("gb", "gigabytes"), "mb": ("mb", "megabytes"), "w": ("watt", "watts"),
+    "v": ("volt", "volts"), "mph": ("mph",), "points": ("points", "point"),
+}
+_REF_BEFORE = re.compile(r"(?i)(?:fig(?:ure)?\.?|table|page|p\.|section|chapter|step|no\.|#|appendix|eq\.?)\s*$")
+_PERCENT_UNITS = {"%", "percent", "per cent", "percentage point", "percentage points", "pp", "bps",
+                  "basis points"}
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_YEAR = r"(?:1[6-9]|20)\d\d"
+DATE_PATTERNS: list[tuple[str, float, re.Pattern]] = [
+    ("full_date", 4.0, re.compile(
+        rf"(?i)\b(?:{_MONTH}\s+{_DAY},?\s+{_YEAR}|{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}|{_YEAR}-\d{{2}}-\d{{2}}|"
+        rf"\d{{1,2}}/\d{{1,2}}/(?:{_YEAR}|\d\d)|\d{{1,2}}\.\d{{1,2}}\.{_YEAR})\b")),
+    ("month_year", 3.0, re.compile(rf"(?i)\b{_MONTH},?\s+{_YEAR}\b")),
+    ("quarter", 3.0, re.compile(rf"(?i)\b(?:Q[1-4]\s*(?:FY)?\s*{_YEAR}|(?:first|second|third|fourth)\s+quarter"
+                                rf"(?:\s+of)?\s+{_YEAR})\b")),
+    ("year_range", 2.5, re.compile(rf"\b{_YEAR}\s*[-–/]\s*(?:{_YEAR}|\d\d)\b")),
+    ("time", 2.0, re.compile(r"(?i)\b\d{1,2}:\d{2}\s?(?:[ap]\.?m\.?)?(?![\d:])")),
+    ("year", 2.0, re.compile(rf"\b{_YEAR}\b")),
+]
+
+_SMALL = {"of", "and", "for", "the", "&", "in", "on", "de", "du", "la", "to", "at", "a", "an", "und", "der"}
+_NAME_RE = re.compile(r"(?:[A-Z][\w'’.&-]*|[A-Z]{2,})(?:\s+(?:(?:of|and|for|the|&|de|du|la|in|on)\s+)*"
+                      r"(?:[A-Z][\w'’.&-]*|[A-Z]{2,}|\d+))*")
+_STARTERS = set(
+    "the a an it its this these those that in on at for from to of and but or as by with we our you your they "
+    "their he she his her there here when where what which who how why if all each every some many most more "
+    "see note figure fig table page source also however after before during while since until jan january feb "
+    "february mar march apr april may jun june jul july aug august sep sept september oct october nov november "
+    "dec december monday tuesday wednesday thursday friday saturday sunday am pm".split())
+_ID_RE = re.compile(r"(?<![\w])\+?\(?\d[\d ()./-]{5,}\d(?![\w])")
+_QUOTED_RE = re.compile(r"[\"“”‘’']([^\"“”‘’']{3,120})[\"“”’']")
+_BULLET = r"[•·▪◦●○■□➢►▶✓✔\-\*–—]|\(?\d{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)]"
+BULLET_RE = re.compile(rf"^\s*(?:{_BULLET})\s+(?P<item>\S.*)$")
+NEGATION_RE = re.compile(
+    r"(?i)\b(?:not|no|never|none|neither|nor|without|cannot|can't|isn't|aren't|doesn't|don't|didn't|won't|"
+    r"wasn't|weren't|hasn't|haven't|prohibited|excluded|forbidden)\b")
+_ENUM_CUE = re.compile(r"(?i)(?:\binclud(?:e|es|ing)\b|\bsuch as\b|\bnamely\b|\bare\b|\bwere\b|:)\s*(?P<rest>.+)$")
+
+
+def _to_float(num: str) -> float:
+    return float(num.replace(",", ""))
+
+
+def find_amounts(text: str) -> list[Value]:
+    """Numbers with their currency, scale and unit; ranges (``2.5-3 cm``) kept whole; numbers inside dates,
+    times and page/figure/table references are skipped."""
+    dates = [d for d in find_dates(text) if d.kind != "year"]
+    out: list[Value] = []
+    for m in AMOUNT_RE.finditer(text):
+        if _REF_BEFORE.search(text[: m.start()]) or any(d.start <= m.start() < d.end for d in dates):
+            continue
+        if not text[: m.start()].strip() and _STEP_MARKER_RE.match(text) and not m.group("unit"):
+            continue
+        raw = m.group(0).rstrip()
+        unit = (m.group("unit") or "").lower()
+        cur = bool(_CUR_RE.match(raw))
+        value = _to_float(m.group("num"))
+        if m.group("scale"):
+            scale = m.group("scale").lower()
+            value *= {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "mln": 1e6, "mn": 1e6,
+                      "b": 1e9, "billion": 1e9, "bn": 1e9, "trillion": 1e12, "tn": 1e12}[scale]
+        if unit in _PERCENT_UNITS or unit.startswith("percent"):
+            kind = "percent"
+        elif cur:
+            kind = "currency"
+        elif unit:
+            kind = "measure"
+        elif re.fullmatch(_YEAR, m.group("num")) and not m.group("scale"):
+            kind = "year"
+        else:
+            kind = "number"
+        value_ = Value(raw, kind, m.start(), m.start() + len(raw), value, unit)
+        if out and kind != "year" and _RANGE_GAP.fullmatch(text[out[-1].end:m.start()]):
+            prev = out.pop()
+            value_ = Value(text[prev.start:value_.end], kind, prev.start, value_.end, None, unit)
+        out.append(value_)
+    return out
+
+
+_RANGE_GAP = re.compile(r"\s*(?:[-–]|to)\s*")
+
+
+def unit_named(unit: str, words: set[str]) -> bool:
+    """Whether the question names this unit ("How many grams ..." names g)."""
+    return bool(unit) and bool(set(UNIT_NAMES.get(unit.lower(), (unit.lower(),))) & words)
+
+
+def find_dates(text: str) -> list[Value]:
+    """Dates, most specific first; a span inside a more specific date is not reported again."""
+    out: list[Value] = []
+    for kind, _, pattern in DATE_PATTERNS:
+        for m in pattern.finditer(text):
+            if any(v.start <= m.start() and m.end() <= v.end for v in out):
+                continue
+            out.append(Value(m.group(0).strip(), kind, m.start(), m.end()))
+    return sorted(out, key=lambda v: v.start)
+
+
+DATE_KIND_SCORE = {kind: score for kind, score, _ in DATE_PATTERNS}
+
+
+def expand_acronym(text: str, acronym: str) -> Value | None:
+    """The words whose initials spell ``acronym`` (small words skipped), e.g. NARL -> National Atmospheric ..."""
+    letters = acronym.lower()
+    words = list(re.finditer(r"[A-Za-z][\w'’-]*", text))
+    for i in range(len(words)):
+        if words[i].group(0)[0].lower() != letters[0] or words[i].group(0).lower() in _SMALL:
+            continue
+        k, j = 0, i
+        while j < len(words) and k < len(letters):
+            w = words[j].group(0)
+            if w.lower() in _SMALL and k > 0:
+                j += 1
+                continue
+            if w[0].lower() != letters[k]:
+                break
+            k, j = k + 1, j + 1
+        if k == len(letters) and words[j - 1].group(0).upper() != acronym:
+            start, end = words[i].start(), words[j - 1].end()
+            return Value(text[start:end], "acronym", start, end)
+    return None
+
+
+def find_entities(text: str, skip_words: set[str]) -> list[Value]:
+    """Capitalised name phrases, quoted titles and long number identifiers (phone, codes) in one line."""
+    out = []
+    for m in _QUOTED_RE.finditer(text):
+        out.append(Value(m.group(1).strip(), "quoted", m.start(1), m.end(1)))
+    dates = find_dates(text)
+    for m in _NAME_RE.finditer(text):
+        start, phrase = m.start(), m.group(0)
+        while True:  # drop sentence starters and months: "The 2015 Report" -> "Report"
+            first = re.match(r"([\w'’.&-]+)\s*", phrase)
+            if not first or first.group(1).lower() not in _STARTERS or first.end() == len(phrase):
+                break
+            start, phrase = start + first.end(), phrase[first.end():]
+        words = [w for w in re.findall(r"[\w'’.&-]+", phrase) if w.lower() not in _SMALL]
+        kept = [w for w in words if w.lower().strip(".") not in skip_words and not w.isdigit()]
+        if (not kept or len(phrase.strip()) < 2 or _CUR_RE.match(phrase) or phrase.lower() in _STARTERS
+                or any(d.start <= start < d.end for d in dates)):
+            continue
+        out.append(Value(phrase.strip(), "name", start, start + len(phrase.strip())))
+    for m in _ID_RE.finditer(text):
+        if any(d.start <= m.start() < d.end for d in dates):
+            continue
+        if sum(ch.isdigit() for ch in m.group(0)) >= 7:
+            out.append(Value(m.group(0).strip(), "identifier", m.start(), m.end()))
+    return out
+
+
+def label_value(text: str) -> tuple[str, str] | None:
+    """``Label: value`` (or ``Label – value``) lines, common in forms, manuals and tables."""
+    m = re.match(r"^\s*(?P<label>[^:–—]{1,80}?[A-Za-z)])\s*(?::\s|\s[–—-]\s)\s*(?P<value>\S.{0,200})$", text)
+    if not m:
+        return None
+    return m.group("label"), m.group("value").strip()
+
+
+def bullet_item(text: str) -> str | None:
+    m = BULLET_RE.match(text)
+    if not m:
+        return None
+    item = m.group("item").strip()
+    head = re.split(r"\s*[:–—]\s+", item, maxsplit=1)[0]
+    return head if 0 < len(head.split()) <= 12 else " ".join(item.split()[:12])
+
+
+def inline_items(text: str) -> list[str]:
+    """Items of an in-line enumeration: 'includes A, B and C' / 'such as A, B, C' / 'X: A; B; C'."""
+    m = _ENUM_CUE.search(text)
+    if not m:
+        return []
+    rest = re.split(r"[.](?:\s|$)", m.group("rest"))[0]
+    parts = [p.strip(" .;:'\"") for p in re.split(r"\s*[,;]\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+", rest)]
+    parts = [p for p in parts if p]
+    if len(parts) < 2 or any(len(p.split()) > 6 for p in parts):
+        return []
+    return parts
+
+
+def says_no(text: str) -> bool:
+    return bool(NEGATION_RE.search(text))

@@ -1,0 +1,387 @@
+"""Tokeniser, question terms, per-document corpus views and BM25 indexes over line windows, cached per process.
+
+Every detector and the aggregation tokenise with :func:`tokenize`, so "a keyword matches a passage" means one thing
+everywhere: all of the keyword's (stemmed, stopword-free) tokens occur in the passage.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import polars as pl
+from rank_bm25_rs import BM25Okapi
+
+from schemas.contracts import ParsedQuestion
+from schemas.settings import Settings
+from warehouse import corpus
+from warehouse.db import Warehouse
+from tasks.windows import build_windows, section_of_lines
+
+# Function words and question scaffolding: they carry no topic in a question and are noise in BM25.
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below between
+    both but by can could did do does doing done down during each few for from further had has have having he her here
+    hers him his how i if in into is it its itself just me more most my no nor not of off on once only or other our
+    ours out over own same she should so some such than that the their theirs them then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with would you your
+    yours us may might must shall upon via per within without whether among amongst etc e g ie eg vs
+    according mentioned mention described describe shown show shows stated state list listed given tell""".split()
+)
+
+# Numbers stay whole (thousands separators dropped, decimals and a trailing % kept); words are unicode letters+digits.
+_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|\d+(?:\.\d+)+%?|\d+%|[^\W_]+")
+_VOWEL = re.compile(r"[aeiouy]")
+
+
+def stem(token: str) -> str:
+    """Light suffix stripping (plurals, -ing, -ed, final e) so 'encodings', 'encoded' and 'encode' meet."""
+    if len(token) <= 3 or not token.isalpha():
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        token = token[:-3] + "y"
+    elif token.endswith("sses"):
+        token = token[:-2]
+    elif token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        token = token[:-1]
+    for suffix in ("ing", "ed"):
+        base = token[: -len(suffix)]
+        if token.endswith(suffix) and len(base) >= 3 and _VOWEL.search(base):
+            token = base[:-1] if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz" else base
+            break
+    if len(token) > 3 and token.endswith("e"):
+        token = token[:-1]
+    return token
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased, stemmed, stopword-free tokens; numbers kept (``1,000`` -> ``1000``, ``3.5``, ``25%``)."""
+    out = []
+    for raw in _TOKEN.findall(text.lower()):
+        if raw[0].isdigit():
+            out.append(raw.replace(",", "") if "," in raw else raw)
+        elif raw not in STOPWORDS and (len(raw) > 1 or raw.isdigit()):
+            out.append(stem(raw))
+    return out
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """A question's keywords as token tuples (primary first), and the BM25 query built from them and the text."""
+
+    primary: tuple[tuple[str, tuple[str, ...]], ...]
+    secondary: tuple[tuple[str, tuple[str, ...]], ...]
+    bm25_query: tuple[str, ...]
+
+    @property
+    def keywords(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return self.primary + self.secondary
+
+    @cached_property
+    def _sets(self) -> tuple[list[tuple[str, frozenset[str]]], list[frozenset[str]], list[frozenset[str]]]:
+        every = [(kw, frozenset(toks)) for kw, toks in self.keywords]
+        return every, [s for _, s in every[:len(self.primary)]], [s for _, s in every[len(self.primary):]]
+
+    def matched(self, token_set: frozenset[str] | set[str]) -> list[str]:
+        """Question keywords whose tokens all occur in ``token_set`` (primary first, question order)."""
+        return [kw for kw, words in self._sets[0] if words <= token_set]
+
+    def cooccurrence(self, token_set: frozenset[str] | set[str]) -> tuple[int, int]:
+        """(distinct primary keywords matched, distinct secondary keywords matched)."""
+        _, primary, secondary = self._sets
+        return sum(w <= token_set for w in primary), sum(w <= token_set for w in secondary)
+
+
+def query_terms(question: ParsedQuestion) -> QueryTerms:
+    """Keywords -> token tuples (duplicates and token-less keywords dropped); when the parser found no keyword, the
+    question's content words stand in as primary keywords so that no question goes undetected."""
+
+    def tok(keywords: Iterable[str], seen: set[tuple[str, ...]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        out = []
+        for kw in keywords:
+            toks = tuple(dict.fromkeys(tokenize(kw)))
+            if toks and toks not in seen:
+                seen.add(toks)
+                out.append((kw, toks))
+        return tuple(out)
+
+    seen: set[tuple[str, ...]] = set()
+    primary = tok(question.keywords_primary, seen)
+    secondary = tok(question.keywords_secondary, seen)
+    text_tokens = list(dict.fromkeys(tokenize(question.text)))
+    if not primary and not secondary:
+        primary = tuple((t, (t,)) for t in text_tokens)
+    # Every content word of the question once, and the primary keywords' words once more (they weigh double).
+    query = text_tokens + [t for _, toks in primary for t in toks]
+    query += [t for _, toks in primary + secondary for t in toks if t not in text_tokens]
+    return QueryTerms(primary=primary, secondary=secondary, bm25_query=tuple(query))
+
+
+# Leading numbering of a title ("3.2", "IV.", "A.", "Item 7A", "Chapter 2:"), kept apart from the title's words.
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:chapter|section|part|article|appendix|item|annex|schedule)\s+)?"
+    r"((?:\d+[a-z]?|[ivxlc]+|[a-z])(?:\.\d+)*)[.:)]?\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def split_numbering(title: str) -> tuple[str | None, str]:
+    """('3.2', 'Attention') from '3.2 Attention'; (None, title) when the title has no leading number."""
+    m = _NUMBERING.match(title)
+    if not m:
+        return None, title.strip()
+    return m.group(1).lower(), title[m.end():].strip()
+
+
+_PAGE_LABEL = re.compile(r"(?:page\s*)?[(\[\-–—]?\s*(\d{1,4})\s*[)\]\-–—]?(?:\s*(?:of|/)\s*\d{1,4})?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class TitleEntry:
+    """A section title prepared for matching: numbering apart, words tokenised, parents' words alongside."""
+
+    section_id: int
+    level: int
+    page_start: int
+    line_start: int
+    line_end: int
+    number: str | None
+    tokens: tuple[str, ...]
+    parent_tokens: frozenset[str]
+    path_tokens: frozenset[str]
+
+
+def title_entries(toc: pl.DataFrame) -> list[TitleEntry]:
+    """Every section except 'pages' units (their titles, 'Page 3', carry no meaning)."""
+    if toc.height == 0:
+        return []
+    rows = {r["section_id"]: r for r in toc.iter_rows(named=True)}
+    words = {sid: tuple(tokenize(split_numbering(r["title"])[1])) for sid, r in rows.items()}
+    out = []
+    for sid, row in rows.items():
+        if row["source"] == "pages":
+            continue
+        parents, cur, guard = set(), row["parent_id"], 0
+        while cur is not None and cur in rows and guard < 32:
+            parents.update(words[cur])
+            cur, guard = rows[cur]["parent_id"], guard + 1
+        out.append(TitleEntry(
+            section_id=sid, level=row["level"], page_start=row["page_start"], line_start=row["line_start"],
+            line_end=row["line_end"], number=split_numbering(row["title"])[0], tokens=words[sid],
+            parent_tokens=frozenset(parents), path_tokens=frozenset(parents | set(words[sid])),
+        ))
+    return out
+
+
+@dataclass
+class DocCorpus:
+    """One document's lines, sections and windows, with tokens precomputed (built once, read by every question)."""
+
+    doc_id: str
+    lines: pl.DataFrame
+    toc: pl.DataFrame
+    windows: pl.DataFrame
+    line_nos: list[int]
+    line_pages: list[int]
+    line_texts: list[str]
+    line_tokens: list[list[str]]
+    line_sections: list[int | None]
+    window_tokens: list[list[str]]
+    window_meta: list[tuple[int, int, int, int | None]]  # (page, line_start, line_end, section_id) per window
+    toc_source: str
+    section_paths: dict[int, str] = field(default_factory=dict)
+    titles: list[TitleEntry] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, doc_id: str, lines: pl.DataFrame, toc: pl.DataFrame, size: int, stride: int) -> "DocCorpus":
+        lines = lines.sort("line_no")
+        windows = build_windows(lines, toc, size, stride)
+        line_nos = lines["line_no"].to_list()
+        texts = lines["text"].to_list()
+        line_tokens = [tokenize(t) for t in texts]
+        pos = {ln: i for i, ln in enumerate(line_nos)}
+        window_tokens = [
+            [t for i in range(pos[a], pos[b] + 1) for t in line_tokens[i]]
+            for a, b in zip(windows["line_start"].to_list(), windows["line_end"].to_list())
+        ]
+        sources = set(toc["source"].to_list()) if toc.height else set()
+        return cls(
+            doc_id=doc_id, lines=lines, toc=toc, windows=windows, line_nos=line_nos,
+            line_pages=lines["page"].to_list(), line_texts=texts, line_tokens=line_tokens,
+            line_sections=section_of_lines(line_nos, toc), window_tokens=window_tokens,
+            window_meta=list(windows.select("page", "line_start", "line_end", "section_id").iter_rows()),
+            toc_source="outline" if "outline" in sources else "headings" if "headings" in sources else "pages",
+            section_paths=section_paths(toc), titles=title_entries(toc),
+        )
+
+    def page_span(self, page: int) -> tuple[int, int]:
+        """(first, last) positions of the page's lines; first > last when the page has no line."""
+        spans = self.__dict__.get("_page_spans")
+        if spans is None:
+            spans = {}
+            for i, p in enumerate(self.line_pages):
+                first, _ = spans.get(p, (i, i))
+                spans[p] = (first, i)
+            self.__dict__["_page_spans"] = spans
+        return spans.get(page, (1, 0))
+
+    def page_labels(self) -> dict[str, list[int]]:
+        """Printed page numbers ('3', '(1)', 'Page 3', '- 3 -', '3 of 20'): a line of its own among the first or
+        last three lines of a page -> the pages carrying it."""
+        labels = self.__dict__.get("_page_labels")
+        if labels is None:
+            labels = {}
+            for page in sorted(set(self.line_pages)):
+                first, last = self.page_span(page)
+                edge = sorted(set(range(first, min(first + 3, last + 1))) | set(range(max(first, last - 2), last + 1)))
+                for i in edge:
+                    m = _PAGE_LABEL.fullmatch(self.line_texts[i].strip())
+                    if m:
+                        pages = labels.setdefault(m.group(1).lower(), [])
+                        if page not in pages:
+                            pages.append(page)
+            self.__dict__["_page_labels"] = labels
+        return labels
+
+    def position(self, line_no: int) -> int:
+        """Index of ``line_no`` in the sorted line lists (line numbers are dense from 0 in practice)."""
+        if 0 <= line_no < len(self.line_nos) and self.line_nos[line_no] == line_no:
+            return line_no
+        return self.line_nos.index(line_no)
+
+
+def section_paths(toc: pl.DataFrame) -> dict[int, str]:
+    """section_id -> 'Parent > Child' title path."""
+    if toc.height == 0:
+        return {}
+    rows = {r["section_id"]: r for r in toc.select("section_id", "title", "parent_id").iter_rows(named=True)}
+    out: dict[int, str] = {}
+    for sid in rows:
+        parts, cur, guard = [], sid, 0
+        while cur is not None and cur in rows and guard < 32:
+            parts.append(rows[cur]["title"].strip())
+            cur, guard = rows[cur]["parent_id"], guard + 1
+        out[sid] = " > ".join(reversed(parts))
+    return out
+
+
+@dataclass
+class KeywordIndex:
+    """BM25 (rank_bm25_rs) over the windows of one or more documents, with each window's token set for matching."""
+
+    docs: tuple[DocCorpus, ...]
+    refs: list[tuple[int, int]]  # (doc position in docs, window row)
+    token_sets: list[frozenset[str]]
+    bm25: BM25Okapi | None
+
+    @classmethod
+    def build(cls, docs: Sequence[DocCorpus]) -> "KeywordIndex":
+        refs, corpus = [], []
+        for d, doc in enumerate(docs):
+            for w, toks in enumerate(doc.window_tokens):
+                refs.append((d, w))
+                corpus.append(toks)
+        bm25 = BM25Okapi(corpus) if corpus else None
+        return cls(docs=tuple(docs), refs=refs, token_sets=[frozenset(t) for t in corpus], bm25=bm25)
+
+    def scores(self, query: Sequence[str]) -> np.ndarray:
+        if self.bm25 is None or not query:
+            return np.zeros(len(self.refs))
+        return self.bm25.get_scores(list(query))
+
+    def window(self, i: int) -> tuple[DocCorpus, tuple[int, int, int, int | None]]:
+        """(document, (page, line_start, line_end, section_id)) of window ``i``."""
+        d, w = self.refs[i]
+        return self.docs[d], self.docs[d].window_meta[w]
+
+
+class CorpusCache:
+    """Documents' corpus views and keyword indexes, loaded lazily once per run and shared by threads.
+
+    With a warehouse, documents are loaded from ``lines``/``toc`` on first use and ``None`` scope means every current
+    document; without one, frames are handed in with :meth:`add` (tests, benchmarks). Built for one run: documents
+    re-ingested meanwhile are not reloaded.
+    """
+
+    def __init__(self, wh: Warehouse | None = None, settings: Settings | None = None, *,
+                 window_lines: int | None = None, window_stride: int | None = None, max_indexes: int = 64):
+        ingest = (settings or Settings()).ingest
+        self.wh = wh
+        self.window_lines = window_lines or ingest.window_lines
+        self.window_stride = window_stride or ingest.window_stride
+        self._docs: dict[str, DocCorpus] = {}
+        self._indexes: OrderedDict[tuple[str, ...], KeywordIndex] = OrderedDict()
+        self._max_indexes = max_indexes
+        self._lock = threading.RLock()
+        self._doc_locks: dict[str, threading.Lock] = {}
+        self._vector_docs: dict[str, bool] = {}
+
+    def add(self, doc_id: str, lines: pl.DataFrame, toc: pl.DataFrame) -> DocCorpus:
+        doc = DocCorpus.build(doc_id, lines, toc, self.window_lines, self.window_stride)
+        with self._lock:
+            self._docs[doc_id] = doc
+            for key in [k for k in self._indexes if doc_id in k]:
+                del self._indexes[key]
+        return doc
+
+    def doc(self, doc_id: str) -> DocCorpus:
+        with self._lock:
+            if doc_id in self._docs:
+                return self._docs[doc_id]
+            doc_lock = self._doc_locks.setdefault(doc_id, threading.Lock())
+        with doc_lock:  # one thread loads a document; the others wait for it instead of loading it again
+            with self._lock:
+                if doc_id in self._docs:
+                    return self._docs[doc_id]
+            if self.wh is None:
+                raise KeyError(f"document {doc_id} is not in the corpus cache and the cache has no warehouse")
+            lines, toc = corpus.load_lines(self.wh, [doc_id]), corpus.load_toc(self.wh, [doc_id])
+            if lines.height == 0:
+                raise KeyError(f"document {doc_id} has no lines in the warehouse: ingest it first (`arbiter ingest`)")
+            return self.add(doc_id, lines, toc)
+
+    def doc_ids(self, doc_ids: Sequence[str] | None) -> list[str]:
+        """The scope as a sorted list: the given documents, or every known document when ``doc_ids`` is None."""
+        if doc_ids is not None:
+            return sorted(dict.fromkeys(doc_ids))
+        if self.wh is not None:
+            return sorted(corpus.current_doc_ids(self.wh))
+        with self._lock:
+            return sorted(self._docs)
+
+    def docs(self, doc_ids: Sequence[str] | None) -> list[DocCorpus]:
+        return [self.doc(d) for d in self.doc_ids(doc_ids)]
+
+    def index(self, doc_ids: Sequence[str] | None) -> KeywordIndex:
+        """BM25 index over the scope's windows (one per document, or one over a multi-document scope so that idf is
+        the scope's), built once and kept in a small LRU."""
+        key = tuple(self.doc_ids(doc_ids))
+        with self._lock:
+            if key in self._indexes:
+                self._indexes.move_to_end(key)
+                return self._indexes[key]
+        index = KeywordIndex.build(self.docs(list(key)))
+        with self._lock:
+            self._indexes[key] = index
+            while len(self._indexes) > self._max_indexes:
+                self._indexes.popitem(last=False)
+        return index
+
+    def has_vectors(self, vectors, doc_ids: Sequence[str]) -> list[str]:
+        """The scoped documents that have line-window vectors (asked once per document per run)."""
+        out = []
+        for d in doc_ids:
+            with self._lock:
+                known = self._vector_docs.get(d)
+            if known is None:
+                known = vectors.count(d) > 0
+                with self._lock:
+                    self._vector_docs[d] = known
+            if known:
+                out.append(d)
+        return out

@@ -1,0 +1,70 @@
+"""Provider choice by name, in one place: the arbiter's and the generator's (all behind ``LLMClient``)."""
+
+from __future__ import annotations
+
+from schemas.settings import Settings
+from tasks.llm.base import Provider
+from tasks.llm.client import LLMClient
+from warehouse.db import Warehouse
+
+ARBITER_PROVIDERS = ("rules", "openai", "replay", "learned")
+GENERATOR_PROVIDERS = ("extractive", "openai", "replay")
+
+
+def _openai(settings: Settings) -> Provider:
+    from tasks.llm.openai_provider import OpenAIProvider
+
+    return OpenAIProvider(settings.llm, token_limit_param=settings.llm.token_limit_param,
+                          temperature=settings.llm.temperature)
+
+
+def _replay(settings: Settings, wh: Warehouse) -> Provider:
+    from tasks.llm.replay import ReplayProvider
+
+    return ReplayProvider(wh, run_id=settings.arbiter.replay_run_id)
+
+
+def arbiter_provider(name: str, settings: Settings, wh: Warehouse) -> Provider:
+    if name == "rules":
+        from tasks.arbiter.rules import RulesArbiterProvider
+
+        return RulesArbiterProvider()
+    if name == "openai":
+        return _openai(settings)
+    if name == "replay":
+        return _replay(settings, wh)
+    if name == "learned":
+        from tasks.arbiter.learned import LearnedArbiterProvider
+
+        return LearnedArbiterProvider.load(settings.models_dir)
+    raise ValueError(f"unknown arbiter provider {name!r}; choose one of {', '.join(ARBITER_PROVIDERS)}")
+
+
+def generator_provider(name: str, settings: Settings, wh: Warehouse) -> Provider:
+    if name == "extractive":
+        from tasks.generate.extractive import ExtractiveProvider
+
+        return ExtractiveProvider()
+    if name == "openai":
+        return _openai(settings)
+    if name == "replay":
+        return _replay(settings, wh)
+    raise ValueError(f"unknown generator provider {name!r}; choose one of {', '.join(GENERATOR_PROVIDERS)}")
+
+
+def fallback_provider(settings: Settings, wh: Warehouse, stage: str) -> Provider | None:
+    """``ARBITER_LLM__FALLBACK``: e.g. 'rules' for the arbiter; generation falls back to 'extractive'."""
+    name = settings.llm.fallback
+    if not name:
+        return None
+    if stage == "arbiter":
+        return arbiter_provider(name, settings, wh)
+    return generator_provider("extractive" if name == "rules" else name, settings, wh)
+
+
+def make_clients(settings: Settings, wh: Warehouse, run_id: str) -> tuple[LLMClient, LLMClient]:
+    arb = LLMClient(arbiter_provider(settings.arbiter.provider, settings, wh), wh, run_id, settings.llm,
+                    fallback=fallback_provider(settings, wh, "arbiter"), durable_log=settings.llm.durable_log)
+    gen = LLMClient(generator_provider(settings.generate.provider, settings, wh), wh, run_id, settings.llm,
+                    fallback=fallback_provider(settings, wh, "generate"), durable_log=settings.llm.durable_log)
+    return arb, gen

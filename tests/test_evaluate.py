@@ -1,0 +1,244 @@
+"""Evaluation harness: exact metrics on hand-built warehouse rows (values worked out by hand in the comments),
+the SQL summary against the Python one, the report section, and one end-to-end run on the sample corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from schemas.contracts import RetrievalResult, RetrievedPassage
+from tasks.evaluate import (ANSWER_METHODS, PAGE_METHODS, Gold, dedupe, evaluation_summary, is_figure_only,
+                            question_rows, rank_metrics, score_run, summarise)
+from tasks.report_eval import eval_section_html
+from warehouse.answers import save_answer
+from warehouse.evals import load_eval_results, method_summary, save_eval_results
+from warehouse.questions import save_questions
+from warehouse.retrieval import save_retrieval_result
+
+RUN = "run-eval"
+PT, TAB, CH, FIG = "Pure-text (Plain-text)", "Table", "Chart", "Figure"
+
+
+def _passage(page: int, role: str = "primary", doc: str = "docA") -> RetrievedPassage:
+    return RetrievedPassage(candidate_id=f"{doc}:{page}:l0-1", doc_id=doc, page=page, line_start=0, line_end=1,
+                            section="", text="t", role=role, decision="keep", reason="r", relevance=0.9,
+                            anchor_found=False)
+
+
+def _result(qid: str, primary=(), supporting=(), status: str = "found") -> RetrievalResult:
+    return RetrievalResult(question_id=qid, status=status, primary=[_passage(p) for p in primary],
+                           supporting=[_passage(p, "supporting") for p in supporting], rule="test",
+                           arbiter_provider="rules", arbiter_model="rules")
+
+
+def _cand(qid: str, n: int, page: int, rrf_rank: int, ranks: dict[str, int]) -> dict:
+    return {"run_id": RUN, "question_id": qid, "candidate_id": f"docA:{page}:c{n}", "doc_id": "docA", "page": page,
+            "line_start": n, "line_end": n, "section_id": None, "section": "", "methods": list(ranks),
+            "ranks": json.dumps(ranks), "raw_scores": "{}", "matched_keywords": [], "snippet": "",
+            "rrf_score": 1.0 / rrf_rank, "rrf_rank": rrf_rank, "in_pool": True}
+
+
+def _answer(qid: str, regime: str, value, routed: bool, tokens: tuple[int, int], status: str = "ok") -> dict:
+    return {"run_id": RUN, "question_id": qid, "regime": regime, "routed": routed, "value": value,
+            "answer_found": value is not None, "status": status, "input_tokens": tokens[0],
+            "output_tokens": tokens[1], "exit": "single_call"}
+
+
+# q1 gold [2,4]   arbiter [4,7]          rrf [7,2,9]  keywords [7,9]  embeddings [7,2]  toc [2]
+# q2 gold []      arbiter not found      (unanswerable, reference "Not answerable")
+# q3 gold [0]     arbiter not found      rrf [5,0]    keywords [0]    embeddings [5]    toc []   figure only
+# q4 gold null    arbiter [3]            (skipped for page metrics)
+# q5 gold [6]     arbiter [8,8,6]->[8,6] empty pool                                              figure only
+# q6 gold [1]     never reached retrieval (no rows at all: counts as a miss / wrong answer)
+QUESTIONS = [
+    ("q1", [2, 4], "42", {"answer_format": "Int", "evidence_sources": [PT]}),
+    ("q2", [], "Not answerable", {"answer_format": "None", "evidence_sources": []}),
+    ("q3", [0], "Paris", {"answer_format": "Str", "evidence_sources": [FIG]}),
+    ("q4", None, "7", {"answer_format": "Int", "evidence_sources": [TAB, CH]}),
+    ("q5", [6], "1,000", {"answer_format": "Int", "evidence_sources": [CH]}),
+    ("q6", [1], "x", {"answer_format": "Str", "evidence_sources": [PT]}),
+]
+
+
+@pytest.fixture
+def filled(wh):
+    save_questions(wh, RUN, "handmade", [
+        {"question_id": q, "text": f"question {q}?", "docs": None, "answer": a, "gold_pages": g, "labels": lab,
+         "answer_shape": "entity", "status": "answered"} for q, g, a, lab in QUESTIONS])
+    for r in (_result("q1", [4], [7]), _result("q2", status="not_found"), _result("q3", status="not_found"),
+              _result("q4", [3]), _result("q5", [8, 8], [6])):
+        save_retrieval_result(wh, RUN, r)
+    wh.insert_rows("candidates", [
+        _cand("q1", 1, 7, 1, {"keywords": 2, "embeddings": 1}), _cand("q1", 2, 7, 2, {"keywords": 1}),
+        _cand("q1", 3, 2, 3, {"embeddings": 2, "toc": 1}), _cand("q1", 4, 9, 4, {"keywords": 3}),
+        {**_cand("q1", 5, 2, 31, {"keywords": 4}), "in_pool": False},  # outside the pool: no baseline sees it
+        _cand("q2", 1, 1, 1, {"keywords": 1}),
+        _cand("q3", 1, 5, 1, {"embeddings": 1}), _cand("q3", 2, 0, 2, {"keywords": 1}),
+    ])
+    for a in (_answer("q1", "batch", "42", False, (100, 10)), _answer("q1", "sequential", "41", True, (50, 5)),
+              _answer("q2", "batch", None, True, (0, 0)), _answer("q2", "sequential", None, False, (0, 0)),
+              _answer("q3", "batch", None, False, (30, 3)), _answer("q3", "sequential", None, True, (40, 4)),
+              _answer("q4", "batch", "7", False, (80, 8)), _answer("q4", "sequential", "8", True, (60, 6)),
+              _answer("q5", "batch", None, True, (20, 0), status="failed"),
+              _answer("q5", "sequential", "1000", False, (70, 7))):
+        save_answer(wh, a)
+    rows = score_run(wh, RUN, "both")
+    save_eval_results(wh, RUN, rows)
+    return rows
+
+
+def test_rank_metrics_and_dedupe():
+    assert dedupe([3, 3, 1, 3, 2, 1]) == [3, 1, 2]
+    assert rank_metrics([9, 8, 7, 6, 5, 4], {4}.__contains__) == (False, False, pytest.approx(1 / 6))
+    assert rank_metrics([9, 8, 7, 6, 4], {4, 8}.__contains__) == (False, True, 0.5)
+    assert rank_metrics([], {4}.__contains__) == (False, False, 0.0)
+
+
+def test_headline_metrics_exact(filled):
+    s = summarise(filled)
+    assert (s["n_questions"], s["n_page_gold"], s["n_unanswerable"], s["n_no_page_gold"]) == (6, 4, 1, 1)
+    # over q1, q3, q5, q6
+    assert s["page_hit_at_1"] == {"arbiter": 0.25, "rrf": 0.0, "keywords": 0.25, "embeddings": 0.0, "toc": 0.25}
+    assert s["page_hit_at_5"] == {"arbiter": 0.5, "rrf": 0.5, "keywords": 0.25, "embeddings": 0.25, "toc": 0.25}
+    assert s["mrr"] == {"arbiter": 0.375, "rrf": 0.25, "keywords": 0.25, "embeddings": 0.125, "toc": 0.25}
+    # predicted not found: q2 (right), q3 (wrong); q6 never got a result, which is not a not-found prediction
+    assert s["not_found"] == {"precision": 0.5, "recall": 1.0, "predicted": 2, "unanswerable": 1, "correct": 1}
+    # batch: q1 q2 q4 right; q5 failed, q6 missing -> wrong.  sequential: q2 q5.  auto (routed): q2 only.
+    assert s["answer_accuracy"] == {"batch": 0.5, "sequential": 0.3333, "auto": 0.1667}
+    assert s["n_reference"] == {"batch": 6, "sequential": 6, "auto": 6}
+    assert s["input_tokens"] == {"batch": 230, "sequential": 220, "auto": 170}
+    assert s["output_tokens"] == {"batch": 21, "sequential": 22, "auto": 15}
+    assert "doc_hit_rate" not in s
+
+
+def test_rows_per_question_and_method(filled, wh):
+    assert len(filled) == 6 * (len(PAGE_METHODS) + len(ANSWER_METHODS))
+    stored = load_eval_results(wh, RUN)
+    assert stored == filled
+    arb = {r["question_id"]: r for r in load_eval_results(wh, RUN, "arbiter")}
+    assert arb["q5"]["predicted_pages"] == [8, 6] and arb["q5"]["reciprocal_rank"] == 0.5
+    assert arb["q4"]["predicted_pages"] == [3] and arb["q4"]["hit_at_1"] is None and arb["q4"]["unanswerable"] is None
+    assert arb["q2"]["hit_at_1"] is None and arb["q2"]["unanswerable"] is True
+    kw = {r["question_id"]: r for r in load_eval_results(wh, RUN, "keywords")}
+    assert kw["q1"]["predicted_pages"] == [7, 9]  # the out-of-pool candidate on page 2 is not ranked
+    save_eval_results(wh, RUN, filled)  # idempotent
+    assert len(load_eval_results(wh, RUN)) == len(filled)
+
+
+def test_label_breakdown_and_figure_only_apart(filled):
+    s = evaluation_summary(filled)
+    fmt = s["by_label"]["answer_format"]
+    assert sorted(fmt) == ["Int", "None", "Str"]
+    assert (fmt["Int"]["n_questions"], fmt["Int"]["n_page_gold"]) == (3, 2)  # q1 q4 q5
+    assert fmt["Int"]["page_hit_at_1"]["arbiter"] == 0.5 and fmt["Int"]["page_hit_at_5"]["arbiter"] == 1.0
+    assert fmt["Int"]["answer_accuracy"]["batch"] == 0.6667
+    ev = s["by_label"]["evidence_sources"]
+    assert {k: v["n_questions"] for k, v in ev.items()} == {"(none)": 1, CH: 2, FIG: 1, PT: 2, TAB: 1}
+    assert ev[CH]["n_no_page_gold"] == 1
+    fig, rest = s["figure_only"], s["excluding_figure_only"]
+    assert (fig["n_questions"], rest["n_questions"]) == (2, 4)  # q3 q5 vs q1 q2 q4 q6
+    assert fig["page_hit_at_1"]["arbiter"] == 0.0 and fig["page_hit_at_5"]["arbiter"] == 0.5
+    assert fig["answer_accuracy"] == {"batch": 0.0, "sequential": 0.5, "auto": 0.0}
+    assert rest["mrr"]["arbiter"] == 0.5 and rest["not_found"]["precision"] == 1.0
+    assert is_figure_only({"evidence_sources": [CH, FIG]}) and not is_figure_only({"evidence_sources": [FIG, TAB]})
+    assert not is_figure_only({"evidence_sources": []}) and not is_figure_only({})
+
+
+def test_sql_summary_matches_python(filled, wh):
+    s = summarise(filled)
+    sql = {r["method"]: r for r in method_summary(wh, RUN)}
+    for m in PAGE_METHODS:
+        assert sql[m]["page_gold"] == s["n_page_gold"]
+        assert round(sql[m]["hit_at_1"], 4) == s["page_hit_at_1"][m]
+        assert round(sql[m]["hit_at_5"], 4) == s["page_hit_at_5"][m]
+        assert round(sql[m]["mrr"], 4) == s["mrr"][m]
+    assert sql["arbiter"]["not_found_correct"] == 1 and sql["arbiter"]["not_found_predicted"] == 2
+    for m in ANSWER_METHODS:
+        assert round(sql[m]["answer_accuracy"], 4) == s["answer_accuracy"][m]
+        assert sql[m]["input_tokens"] == s["input_tokens"][m]
+
+
+def test_document_gold_corpus_wide():
+    gold = Gold(question_id="d1", question_set="s", answer=None, gold_pages=[3], gold_docs=frozenset({"A"}),
+                labels={"question_type": "Multi-Doc"})
+    result = RetrievalResult(question_id="d1", status="found", primary=[_passage(3, doc="B"), _passage(3, doc="A")],
+                             rule="t", arbiter_provider="rules", arbiter_model="rules")
+    cands = [{"question_id": "d1", "candidate_id": "c1", "doc_id": "A", "page": 9, "rrf_rank": 1,
+              "ranks": {"keywords": 1}}]
+    rows = question_rows(RUN, gold, {"status": "found", "result": result.model_dump_json()}, cands, [], "auto", True)
+    by = {r["method"]: r for r in rows}
+    # page 3 of the wrong document does not count; the same page of the gold document, second, does
+    assert (by["arbiter"]["hit_at_1"], by["arbiter"]["hit_at_5"], by["arbiter"]["reciprocal_rank"]) == (False, True, 0.5)
+    assert (by["doc_arbiter"]["hit_at_1"], by["doc_arbiter"]["reciprocal_rank"]) == (False, 0.5)
+    assert by["doc_rrf"]["hit_at_1"] is True and by["doc_toc"]["reciprocal_rank"] == 0.0
+    assert by["auto"]["answer_correct"] is None  # no reference answer: not judged
+    s = summarise(rows)
+    assert s["doc_hit_rate"]["arbiter"] == 0.0 and s["doc_hit_rate"]["rrf"] == 1.0 and s["n_doc_gold"] == 1
+
+
+def test_report_section(filled, wh):
+    html = eval_section_html(wh, RUN)
+    assert "Methods side by side" in html and html.count("<svg") == len(evaluation_summary(filled)["by_label"])
+    assert "25.0%" in html and "Figure- and chart-only" in html
+    assert "<script" not in html and "http" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert eval_section_html(wh, "no-such-run") == ""
+
+
+# -- end to end ------------------------------------------------------------------------------------------------------
+E2E_QIDS = ("s01", "s06", "s10", "s17", "s19", "s25", "s26", "s27", "s28")  # page gold, null gold, unanswerable
+
+
+def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
+    from flows.evaluate import evaluate_into, limited_question_set
+    from schemas.settings import get_settings
+    from tasks.questions import question_set_name
+    from tasks.sample_corpus import generate_sample_corpus
+    from warehouse.db import Warehouse
+
+    sample = generate_sample_corpus(tmp_path / "sample")
+    lines = [ln for ln in sample.questions_path.read_text().splitlines() if json.loads(ln)["qid"] in E2E_QIDS]
+    qpath = tmp_path / "gold" / "questions.jsonl"
+    qpath.parent.mkdir()
+    qpath.write_text("\n".join(lines) + "\n")
+    limited = limited_question_set(qpath, 3, tmp_path / "lim")
+    assert question_set_name(limited) == question_set_name(qpath) and len(limited.read_text().splitlines()) == 3
+    n = len(lines)
+    settings = get_settings(home=tmp_path / "home", embedder={"kind": "hash"})
+    with Warehouse(settings.duckdb_path) as wh:
+        s = evaluate_into(wh, RUN, qpath, settings, data_root=sample.root, log=lambda m: None)
+        stored = load_eval_results(wh, RUN)
+        answers = wh.query("SELECT question_id, regime, routed, input_tokens FROM answers WHERE run_id = ?", [RUN])
+        wide = evaluate_into(wh, "run-wide", qpath, settings, data_root=sample.root, regime="auto",
+                             corpus_wide=True, limit=4, log=lambda m: None)
+        wide_scope = wh.query("SELECT docs FROM questions WHERE run_id = 'run-wide'")
+    json.dumps(s)
+    for key in ("n_questions", "n_page_gold", "n_unanswerable", "page_hit_at_1", "page_hit_at_5", "mrr", "not_found",
+                "answer_accuracy", "input_tokens", "seconds", "by_label", "figure_only", "n_no_page_gold", "run_id"):
+        assert key in s, key
+    assert (s["n_questions"], s["n_page_gold"], s["n_unanswerable"], s["n_no_page_gold"], s["n_failed"]) == \
+        (n, 5, 2, 2, 0)
+    assert s["ingest"]["ingested"] == 5 and s["question_set"] == "gold-questions"
+    for metric in ("page_hit_at_1", "page_hit_at_5", "mrr"):
+        assert set(s[metric]) == set(PAGE_METHODS)
+    for m in PAGE_METHODS:
+        assert 0 <= s["page_hit_at_1"][m] <= s["page_hit_at_5"][m] <= 1
+        assert s["page_hit_at_1"][m] <= s["mrr"][m] <= s["page_hit_at_5"][m] + (1 - s["page_hit_at_5"][m]) / 6
+    assert set(s["answer_accuracy"]) == set(ANSWER_METHODS) and all(
+        0 <= v <= 1 for v in s["answer_accuracy"].values())
+    assert s["n_reference"] == {m: n for m in ANSWER_METHODS}
+    assert sorted(s["by_label"]) == ["answer_format", "kind"] and s["figure_only"] is None
+    assert sum(c["n_questions"] for c in s["by_label"]["kind"].values()) == n
+    assert len(stored) == n * (len(PAGE_METHODS) + len(ANSWER_METHODS))
+    rebuilt = evaluation_summary(stored)
+    assert {k: rebuilt[k] for k in ("page_hit_at_5", "mrr", "not_found", "answer_accuracy", "by_label")} == \
+        {k: s[k] for k in ("page_hit_at_5", "mrr", "not_found", "answer_accuracy", "by_label")}
+    assert s["input_tokens"]["batch"] == sum(a["input_tokens"] for a in answers if a["regime"] == "batch")
+    assert s["input_tokens"]["auto"] == sum(a["input_tokens"] for a in answers if a["routed"])
+    assert {a["question_id"] for a in answers if a["routed"]} == {r["question_id"] for r in stored}
+    # corpus-wide: every question searched the whole corpus, its `doc` kept as the gold document
+    assert wide["n_questions"] == 4 and wide["ingest"]["skipped_unchanged"] == 3 and wide["n_failed"] == 0
+    assert all(r["docs"] is None for r in wide_scope)
+    assert set(wide["doc_hit_rate"]) == set(PAGE_METHODS) and wide["n_doc_gold"] == 4
+    assert wide["answer_accuracy"]["batch"] is None and wide["answer_accuracy"]["auto"] is not None

@@ -1,0 +1,228 @@
+"""The two regimes and their exits (queue-fed fake client), then answer_question against a real warehouse with the
+real LLMClient and the extractive provider."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from schemas.contracts import AnswerWithEvidence, LLMUsage, ParsedQuestion, RetrievalResult, RetrievedPassage
+from schemas.settings import GenerateSettings, LLMSettings, Settings
+from tasks.generate.extractive import ExtractiveProvider
+from tasks.generate.loop import run_batch, run_sequential
+from tasks.generate.prompts import GenerationPassage, PassageLine
+from tasks.generate.router import Budget
+from tasks.generate.run import answer_question, prepare_passage
+from tasks.llm.base import LLMResult, TerminalLLMError
+from tasks.llm.client import LLMCallFailed, LLMClient
+from warehouse.llm_log import flush_calls
+from warehouse.prices import load_prices
+from warehouse.runs import start_run
+
+DOC = "d" * 64
+
+
+def q(shape: str = "amount", decomposition: str = "single", qid: str = "q1", text: str | None = None,
+      primary: list[str] | None = None) -> ParsedQuestion:
+    return ParsedQuestion(question_id=qid, text=text or "What was the total revenue in 2023?",
+                          keywords_primary=primary or ["total revenue", "2023"], keywords_secondary=[],
+                          answer_shape=shape, decomposition=decomposition, intent="t", parser="test")
+
+
+def gp(i: int) -> GenerationPassage:
+    return GenerationPassage(candidate_id=f"c{i}", doc_id=DOC, page=i, line_start=10 * i, line_end=10 * i,
+                             lines=[PassageLine(line_no=10 * i, page=i, text=f"line {i}")])
+
+
+def aw(found: bool, complete: bool, value: str | None = "v") -> AnswerWithEvidence:
+    return AnswerWithEvidence(value=value if found else None, answer_found=found, complete_answer_found=complete,
+                              confidence=0.5)
+
+
+class QueueClient:
+    """Fake client: answers from a queue, reports fixed usage, records the requests it saw."""
+
+    def __init__(self, *answers: AnswerWithEvidence | Exception, input_tokens: int = 100):
+        self.queue = list(answers)
+        self.requests = []
+        self.input_tokens = input_tokens
+
+    def complete(self, request, validate=None):
+        self.requests.append(request)
+        item = self.queue.pop(0)
+        if isinstance(item, Exception):
+            raise item
+        return LLMResult(call_id=f"call{len(self.requests)}", provider="fake", model="fake-1", parsed=item,
+                         usage=LLMUsage(input_tokens=self.input_tokens, output_tokens=10), latency_ms=5.0, attempts=1)
+
+
+BUDGET = Budget(max_candidates=4, max_input_tokens=100_000, max_seconds=60)
+
+
+def test_batch_is_one_call_with_all_top_k():
+    client = QueueClient(aw(True, True))
+    out = run_batch(client, q(), [gp(i) for i in range(6)], BUDGET)
+    assert (out.exit, out.steps, out.status, out.call_ids) == ("single_call", 1, "ok", ["call1"])
+    assert len(client.requests[0].payload["passages"]) == 4 and client.requests[0].regime == "batch"
+
+
+def test_sequential_stops_on_sufficiency():
+    client = QueueClient(aw(False, False), aw(True, False, "partial"), aw(True, True, "full"), aw(True, True))
+    out = run_sequential(client, q(), [gp(i) for i in range(4)], BUDGET)
+    assert (out.exit, out.steps, out.answer.value) == ("sufficiency", 3, "full")
+    assert [r.step for r in client.requests] == [1, 2, 3]
+    assert [r.payload["passages"][0]["candidate_id"] for r in client.requests] == ["c0", "c1", "c2"]
+    assert out.usage.input_tokens == 300 and out.latency_ms == 15.0
+
+
+def test_sequential_exhaustion_returns_best_partial():
+    client = QueueClient(aw(False, False), aw(True, False, "partial"), aw(True, False, "later"))
+    out = run_sequential(client, q(), [gp(i) for i in range(3)], BUDGET)
+    assert (out.exit, out.steps, out.answer.value, out.answer.complete_answer_found) == (
+        "exhaustion", 3, "partial", False)
+    assert "no single candidate was sufficient" in out.answer.caveats[-1]
+
+
+def test_sequential_exhaustion_with_nothing_found_is_a_first_class_answer():
+    out = run_sequential(QueueClient(aw(False, False), aw(False, False)), q(), [gp(0), gp(1)], BUDGET)
+    assert (out.exit, out.status, out.answer.answer_found, out.answer.value) == ("exhaustion", "ok", False, None)
+
+
+def test_sequential_token_budget_is_checked_before_each_step():
+    client = QueueClient(aw(False, False), aw(False, False), aw(False, False), input_tokens=400)
+    budget = Budget(max_candidates=3, max_input_tokens=700, max_seconds=None)
+    out = run_sequential(client, q(), [gp(i) for i in range(3)], budget)
+    assert (out.exit, out.steps) == ("budget", 1)  # 400 spent + next step's estimate > 700
+    assert out.budget_hit.startswith("tokens: 400 spent")
+    assert out.usage.input_tokens <= 700 and "budget reached" in out.answer.caveats[-1]
+
+
+def test_sequential_time_budget():
+    ticks = iter([0.0, 0.0, 5.0, 11.0, 11.0])
+    budget = Budget(max_candidates=3, max_input_tokens=None, max_seconds=10)
+    out = run_sequential(QueueClient(aw(False, False), aw(True, False)), q(), [gp(i) for i in range(3)], budget,
+                         clock=lambda: next(ticks))
+    assert (out.exit, out.steps, out.answer.value) == ("budget", 2, "v")
+    assert out.budget_hit.startswith("seconds")
+
+
+def test_failed_call_ends_the_regime_with_the_error_and_its_usage():
+    failure = LLMCallFailed("q1", "generate", "fake", 3, LLMUsage(input_tokens=42), "TransientLLMError: 503")
+    out = run_sequential(QueueClient(aw(False, False), failure), q(), [gp(0), gp(1), gp(2)], BUDGET)
+    assert (out.exit, out.status, out.steps, out.answer) == ("failed", "failed", 2, None)
+    assert "503" in out.error and out.usage.input_tokens == 142
+
+
+# -- answer_question: real client, real warehouse ------------------------------------------------------------------
+def passage(cid: str, page: int, lines: list[str], start: int, relevance: float, role: str = "primary"):
+    return RetrievedPassage(candidate_id=cid, doc_id=DOC, page=page, line_start=start,
+                            line_end=start + len(lines) - 1, section="Results", text="\n".join(lines), role=role,
+                            decision="keep", reason="r", relevance=relevance, anchor_found=True)
+
+
+FILLER = [f"Unrelated note {i} about office furniture and the weather in the region." for i in range(5)]
+RESULT = RetrievalResult(
+    question_id="q1", status="found", rule="primary", arbiter_provider="rules", arbiter_model="rules",
+    primary=[passage("c1", 1, ["Total revenue in 2023 reached $4.2 million.", *FILLER], 10, 0.9),
+             passage("c2", 3, ["Revenue by segment: retail 2.1 million", *FILLER], 50, 0.6)],
+    supporting=[passage(f"c{i}", i + 3, ["Revenue history and notes.", *FILLER], 100 + 10 * i, 0.4, "supporting")
+                for i in range(3, 6)],
+)
+
+
+@pytest.fixture
+def run_id(wh):
+    load_prices(wh)
+    return start_run(wh, "answer", {"regime": "both"})
+
+
+def client_for(wh, run_id, provider=None):
+    return LLMClient(provider or ExtractiveProvider(), wh, run_id, LLMSettings(), sleep=lambda s: None)
+
+
+def test_answer_question_both_regimes_rows_calls_and_views(wh, run_id):
+    wh.execute("INSERT INTO questions (run_id, question_set, question_id, text, answer, status) "
+               "VALUES (?, 'dev', 'q1', 'What was the total revenue in 2023?', '$4.2 million', 'arbitrated')", [run_id])
+    rows = answer_question(wh, run_id, q(), RESULT, client_for(wh, run_id), Settings(), "both")
+    flush_calls(wh)
+    by = {r["regime"]: r for r in rows}
+    assert by["batch"]["exit"] == "single_call" and by["sequential"]["exit"] == "sufficiency"
+    assert (by["sequential"]["routed"], by["batch"]["routed"]) == (True, False)
+    assert by["sequential"]["route_rule"] == "shape:amount" and by["sequential"]["steps"] == 1
+    assert by["batch"]["value"] == by["sequential"]["value"] == "$4.2 million"
+    assert by["batch"]["correct"] is True and by["sequential"]["correct"] is True
+    calls = wh.query("SELECT regime, step, stage, status, input_tokens, tokens_counted FROM llm_calls "
+                     "WHERE run_id = ? ORDER BY regime", [run_id])
+    assert [(c["regime"], c["step"], c["stage"], c["status"]) for c in calls] == [
+        ("batch", 1, "generate", "ok"), ("sequential", 1, "generate", "ok")]
+    assert all(c["tokens_counted"] for c in calls)
+    stored = {r["regime"]: r for r in wh.query("SELECT * FROM answers WHERE run_id = ?", [run_id])}
+    assert stored["batch"]["input_tokens"] == calls[0]["input_tokens"] > stored["sequential"]["input_tokens"]
+    cmp = wh.query("SELECT * FROM regime_comparison WHERE run_id = ?", [run_id])[0]
+    assert cmp["values_agree"] and cmp["routed_regime"] == "sequential"
+    assert cmp["input_ratio"] == pytest.approx(stored["sequential"]["input_tokens"] / stored["batch"]["input_tokens"])
+    assert cmp["auto_input_tokens"] == stored["sequential"]["input_tokens"]
+    costs = {r["regime"]: r for r in wh.query("SELECT * FROM answer_costs WHERE run_id = ?", [run_id])}
+    assert costs["batch"]["cost_usd"] == 0.0 and costs["batch"]["cost_basis"] == "llm_calls"
+    expected = (calls[0]["input_tokens"] * 0.15 + stored["batch"]["output_tokens"] * 0.60) / 1e6
+    assert costs["batch"]["reference_cost_usd"] == pytest.approx(expected)
+    summary = {r["answer_shape"]: r for r in wh.query("SELECT * FROM regime_summary WHERE run_id = ?", [run_id])}
+    assert set(summary) == {"amount", "(all)"}
+    assert summary["(all)"]["input_savings"] == pytest.approx(1 - cmp["input_ratio"])
+    assert summary["amount"]["seq_accuracy"] == 1.0 and summary["amount"]["seq_sufficiency"] == 1
+    at = wh.query("SELECT sum(cost_usd) AS usd FROM answer_costs_at('gpt-4o') WHERE run_id = ?", [run_id])[0]
+    assert at["usd"] > 0
+
+
+def test_answer_question_is_idempotent(wh, run_id):
+    client = client_for(wh, run_id)
+    first = answer_question(wh, run_id, q(), RESULT, client, GenerateSettings(), "auto")
+    again = answer_question(wh, run_id, q(), RESULT, client, GenerateSettings(), "auto")
+    flush_calls(wh)
+    assert [r["regime"] for r in first] == ["sequential"] and again[0]["value"] == first[0]["value"]
+    assert wh.scalar("SELECT count(*) FROM llm_calls WHERE run_id = ?", [run_id]) == 1
+    assert wh.scalar("SELECT count(*) FROM answers WHERE run_id = ?", [run_id]) == 1
+
+
+def test_not_found_result_writes_a_row_and_makes_no_call(wh, run_id):
+    nf = RetrievalResult(question_id="q1", status="not_found", rule="no_primary", not_found_reason="no primary",
+                         arbiter_provider="rules", arbiter_model="rules")
+    rows = answer_question(wh, run_id, q(), nf, client_for(wh, run_id), GenerateSettings(), "both")
+    assert [(r["regime"], r["exit"], r["steps"], r["status"], r["input_tokens"]) for r in rows] == [
+        ("batch", "not_found", 0, "ok", 0), ("sequential", "not_found", 0, "ok", 0)]
+    assert "no primary" in json.loads(rows[0]["answer"])["caveats"][0]
+    flush_calls(wh)
+    assert wh.scalar("SELECT count(*) FROM llm_calls") == 0
+    assert wh.query("SELECT cost_basis, cost_usd FROM answer_costs")[0] == {"cost_basis": "no_call", "cost_usd": 0.0}
+
+
+def test_failed_call_gives_a_failed_row_an_error_and_the_other_regime_runs(wh, run_id):
+    class HalfBroken(ExtractiveProvider):
+        def send(self, request):
+            if request.regime == "batch":
+                raise TerminalLLMError("HTTP 400: context too long")
+            return super().send(request)
+
+    rows = answer_question(wh, run_id, q(), RESULT, client_for(wh, run_id, HalfBroken()), GenerateSettings(), "both")
+    by = {r["regime"]: r for r in rows}
+    assert (by["batch"]["status"], by["batch"]["exit"]) == ("failed", "failed")
+    assert "context too long" in by["batch"]["error"]
+    assert by["sequential"]["status"] == "ok"
+    assert wh.scalar("SELECT count(*) FROM errors WHERE run_id = ? AND stage = 'generate'", [run_id]) == 1
+    # a rerun redoes only the failed regime
+    answer_question(wh, run_id, q(), RESULT, client_for(wh, run_id), GenerateSettings(), "both")
+    assert {r["regime"]: r["status"] for r in wh.query("SELECT regime, status FROM answers")} == {
+        "batch": "ok", "sequential": "ok"}
+
+
+def test_prepare_passage_reads_lines_with_context_on_the_same_page(wh):
+    rows = [(DOC, 1, n, f"line {n}") for n in range(5, 10)] + [(DOC, 2, n, f"line {n}") for n in range(10, 16)]
+    for doc, page, n, text in rows:
+        wh.execute("INSERT INTO lines VALUES ('r', ?, ?, ?, ?, [0,0,1,1], 10, false, 0)", [doc, page, n, text])
+    p = passage("c", 2, ["line 10", "line 11"], 10, 0.9)
+    gp_ = prepare_passage(wh, p, context_lines=2)
+    assert [ln.line_no for ln in gp_.lines] == [10, 11, 12, 13] and gp_.lines_source == "warehouse"
+    missing = prepare_passage(wh, passage("c", 0, ["alpha", "beta"], 500, 0.9))
+    assert [(ln.line_no, ln.text) for ln in missing.lines] == [(500, "alpha"), (501, "beta")]
+    assert missing.lines_source == "retrieval_text"
