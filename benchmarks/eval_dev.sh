@@ -5,7 +5,9 @@
 #   2. Docugami (20 10-Q filings, 195 questions) corpus-wide: document hit rate.
 # Records each run's wall time and peak memory (/usr/bin/time -v, else bash `time`). Goal: well under 15 min
 # on 2 cores. Usage (from anywhere):  benchmarks/eval_dev.sh [OUT_DIR]   (env: ARBITER_SHARED_DATA, EVAL_LIMIT,
-# EVAL_SETS="mmlongbench docugami", EVAL_ARGS for extra `arbiter eval` options, e.g. "--arbiter openai").
+# EVAL_SETS="mmlongbench docugami", EVAL_ARGS for extra `arbiter eval` options, e.g. "--arbiter openai",
+# EVAL_HOME_SEED=DIR: copy an already-ingested home into each fresh home first, to time the pipeline without
+# re-embedding; the numbers are then not from a clean state, say so when quoting them).
 set -uo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$REPO"
@@ -30,6 +32,7 @@ run_set() {  # name, extra args...
   local cmd=("${EVAL[@]}" "$DATA/$name/questions.jsonl" --data-root "$DATA" --json --home "$HOMES/$name"
              "${LIMIT_ARGS[@]}" "${EXTRA[@]}" "$@")
   echo "== $name: ${cmd[*]}" >&2
+  if [ -n "${EVAL_HOME_SEED:-}" ]; then cp -r "$EVAL_HOME_SEED" "$HOMES/$name"; fi
   local rc
   if [ -x /usr/bin/time ]; then
     /usr/bin/time -v -o "$OUT/$name.time" "${cmd[@]}" > "$OUT/$name.json" 2> "$OUT/$name.log"; rc=$?

@@ -105,6 +105,56 @@ def rearbitrate_question(ctx: PipelineContext, row: dict[str, Any], overrides: d
         return "failed"
 
 
+class PrefetchedClient:
+    """The arbiter client of a Batch API backfill: serves the replies fetched in one batch (rows already logged
+    with ``batch_api = true``); a request the batch did not answer, or whose reply fails the question's own
+    validation (unknown ids), goes to the live client, with its retries, as its own logged call."""
+
+    def __init__(self, live, results: dict[str, Any]):
+        self.live, self.provider, self.results = live, live.provider, results
+
+    def complete(self, request, validate=None):
+        from tasks.llm.base import InvalidOutputError
+
+        result = self.results.pop(request.request_hash(), None)
+        if result is not None:
+            try:
+                if validate is not None:
+                    validate(result.parsed)
+                return result
+            except InvalidOutputError:
+                pass
+        return self.live.complete(request, validate)
+
+    def close(self) -> None:
+        self.live.close()
+
+
+def prefetch_arbiter_batch(ctx: PipelineContext, rows: list[dict[str, Any]], poll_s: float, log) -> PrefetchedClient:
+    """Submit the arbiter requests of ``rows`` (those without a stored result) as one OpenAI batch and wait."""
+    from tasks.arbiter.brief import build_arbiter_request
+    from tasks.llm.batch_api import run_batch
+    from tasks.llm.base import LLMResult
+    from warehouse.detection import load_candidates
+    from warehouse.retrieval import load_retrieval_result
+
+    if ctx.arbiter.provider.name != "openai":
+        raise BackfillError(f"--batch-api needs the openai arbiter, not {ctx.arbiter.provider.name!r}")
+    requests = []
+    for row in rows:
+        qid = row["question_id"]
+        candidates = [as_detected(c) for c in load_candidates(ctx.wh, ctx.run_id, qid)]
+        if candidates and load_retrieval_result(ctx.wh, ctx.run_id, qid) is None:
+            requests.append(build_arbiter_request(parsed_question(row), candidates))
+    results: dict[str, Any] = {}
+    if requests:
+        log(f"batch API: {len(requests)} arbiter request(s) submitted; polling every {poll_s:g}s (up to 24 h)")
+        replies = run_batch(ctx.arbiter.provider, requests, ctx.wh, ctx.run_id, poll_interval_s=poll_s)
+        results = {r.request_hash(): x for r, x in zip(requests, replies) if isinstance(x, LLMResult)}
+        log(f"batch API: {len(results)} of {len(requests)} answered; the rest go live")
+    return PrefetchedClient(ctx.arbiter, results)
+
+
 @task(name="backfill-question", cache_policy=NO_CACHE)
 def backfill_question_task(ctx: PipelineContext, row: dict[str, Any], mode: str,
                            overrides: dict[str, Any] | None) -> str:
@@ -127,7 +177,7 @@ def backfill_into(wh: Warehouse, source_run_id: str, settings: Settings, *, arbi
                   generator: str | None = None, model: str | None = None, profile: str | None = None,
                   thresholds: dict[str, Any] | None = None, regime: str | None = None, mode: str = "auto",
                   redetect: bool = False, run_id: str | None = None, submit: bool = False,
-                  log=print) -> dict[str, Any]:
+                  batch_api: bool = False, batch_poll_s: float = 30.0, log=print) -> dict[str, Any]:
     """One backfill of ``source_run_id`` into a new (or resumed) linked run; returns its summary with the diff."""
     t0 = time.perf_counter()
     source = get_run(wh, source_run_id)
@@ -140,6 +190,9 @@ def backfill_into(wh: Warehouse, source_run_id: str, settings: Settings, *, arbi
                                 f"(its parent is {existing['parent_run_id']}); pass another run id or none")
     src_cfg = run_config(source)
     mode = choose_mode(mode, arbiter=arbiter, model=model, redetect=redetect)
+    if batch_api and mode != "rearbitrate":
+        raise BackfillError(f"--batch-api batches the arbiter's calls, so it re-arbitrates (mode is {mode}): "
+                            "pass --arbiter openai or --mode rearbitrate")
     s = backfill_settings(settings, src_cfg, source_run_id, arbiter=arbiter, generator=generator, model=model)
     profile = profile or src_cfg.get("profile") or s.dispatch_profile
     overrides = {**s.dispatch.overrides(), **(thresholds or {})} or None
@@ -147,14 +200,15 @@ def backfill_into(wh: Warehouse, source_run_id: str, settings: Settings, *, arbi
     config = {"source_run_id": source_run_id, "mode": mode, "arbiter": s.arbiter.provider,
               "generator": s.generate.provider, "model": s.llm.model, "profile": profile, "overrides": overrides,
               "regime": regime, "questions": src_cfg.get("questions"), "data_root": src_cfg.get("data_root"),
-              "replay_run_id": s.arbiter.replay_run_id}
+              "replay_run_id": s.arbiter.replay_run_id, "batch_api": batch_api}
     resumed = bool(run_id and get_run(wh, run_id))
     run_id = start_run(wh, "backfill", config, run_id=run_id, parent_run_id=source_run_id)
     log(f"backfill {run_id} of {source_run_id} ({mode}, {'resumed' if resumed else 'new'}): arbiter "
         f"{s.arbiter.provider}, generator {s.generate.provider}, model {s.llm.model}, profile {profile}")
     try:
         summary = _backfill_questions(wh, run_id, source_run_id, s, mode=mode, profile=profile, overrides=overrides,
-                                      regime=regime, submit=submit, log=log)
+                                      regime=regime, submit=submit,
+                                      batch_poll_s=batch_poll_s if batch_api else None, log=log)
         diff = diff_runs(wh, source_run_id, run_id)
     except BaseException as exc:
         finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
@@ -168,17 +222,20 @@ def backfill_into(wh: Warehouse, source_run_id: str, settings: Settings, *, arbi
 
 
 def _backfill_questions(wh: Warehouse, run_id: str, source_run_id: str, s: Settings, *, mode: str, profile: str,
-                        overrides: dict[str, Any] | None, regime: str, submit: bool, log) -> dict[str, Any]:
+                        overrides: dict[str, Any] | None, regime: str, submit: bool, batch_poll_s: float | None,
+                        log) -> dict[str, Any]:
     from tasks.arbiter.run import redispatch_run
 
     copied: dict[str, int] = {}
-    if not load_questions(wh, run_id):
-        if mode == "redispatch":
-            redispatch_run(wh, source_run_id, profile, overrides, new_run_id=run_id)
-            start_run(wh, "backfill", {}, run_id=run_id)  # redispatch_run finished the run; generation follows
-            copied = {"questions": len(load_questions(wh, run_id))}
-        else:
-            copied = diff_store.copy_question_rows(wh, source_run_id, run_id, with_candidates=mode != "redetect")
+    if mode == "redispatch":
+        # every time, resumed or not: it is cheap (no LLM call) and idempotent, and it leaves a result for every
+        # question even if a crash interrupted it; answers already stored are kept by generation's own check
+        redispatch_run(wh, source_run_id, profile, overrides, new_run_id=run_id)
+        start_run(wh, "backfill", {}, run_id=run_id)  # redispatch_run finished the run; generation follows
+        copied = {"questions": len(load_questions(wh, run_id))}
+    elif not load_questions(wh, run_id):
+        copied = diff_store.copy_question_rows(wh, source_run_id, run_id, with_candidates=mode != "redetect")
+    if copied:
         log(f"copied from {source_run_id}: {copied}")
     stale = diff_store.candidate_docs_without_lines(wh, run_id)
     if stale:
@@ -189,6 +246,8 @@ def _backfill_questions(wh: Warehouse, run_id: str, source_run_id: str, s: Setti
     todo = [r for r in rows if r["status"] != "answered" and r["question_id"] not in skip]
     done: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
     ctx = _context(wh, run_id, s, mode, regime, profile)
+    if batch_poll_s is not None and todo:
+        ctx.arbiter = prefetch_arbiter_batch(ctx, todo, batch_poll_s, log)
     if mode == "redispatch":
         outcomes = (_generate_only(ctx, r) for r in todo)
     elif submit and todo:
@@ -269,9 +328,11 @@ def backfill_flow(from_run: str | None = None, since: str | None = None, until: 
                   arbiter: str | None = None, generator: str | None = None, model: str | None = None,
                   profile: str | None = None, thresholds: dict[str, float] | None = None, regime: str | None = None,
                   mode: str = "auto", redetect: bool = False, home: str | None = None,
-                  run_id: str | None = None) -> dict[str, Any]:
+                  run_id: str | None = None, batch_api: bool = False, batch_poll_s: float = 30.0) -> dict[str, Any]:
     """Rerun arbitration and/or generation over ``from_run`` (or the answer runs started in [since, until)) with
-    another arbiter / generator / model / profile / thresholds; each becomes a new run linked to its source."""
+    another arbiter / generator / model / profile / thresholds; each becomes a new run linked to its source.
+    ``batch_api``: send the arbiter calls as one OpenAI Batch API batch (half price, up to 24 h), polled every
+    ``batch_poll_s`` seconds."""
     settings = get_settings(**({"home": Path(home)} if home else {}))
     logger = get_run_logger()
     submit = FlowRunContext.get() is not None
@@ -286,5 +347,6 @@ def backfill_flow(from_run: str | None = None, since: str | None = None, until: 
             results.append(backfill_into(
                 wh, src, settings, arbiter=arbiter, generator=generator, model=model, profile=profile,
                 thresholds=thresholds, regime=regime, mode=mode, redetect=redetect, run_id=run_id,
-                submit=submit and "openai" in providers, log=logger.info))
+                submit=submit and "openai" in providers, batch_api=batch_api, batch_poll_s=batch_poll_s,
+                log=logger.info))
     return {"backfills": results, "sources": sources}

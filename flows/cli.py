@@ -113,6 +113,67 @@ def demo(home: Optional[Path] = HomeOpt) -> None:
     raise typer.Exit(code)
 
 
+@app.command()
+def audit(run_id: str = typer.Argument(...), question_id: str = typer.Argument(...), home: Optional[Path] = HomeOpt,
+          as_json: bool = typer.Option(False, "--json")) -> None:
+    """One question's decision trail: parse, detector plan, brief, verdicts with reasons, rule, LLM calls, answers."""
+    from tasks.arbiter.audit import audit_question, render_audit
+    from warehouse.db import Warehouse
+
+    with Warehouse(settings_for(home).duckdb_path, read_only=True) as wh:
+        try:
+            data = audit_question(wh, run_id, question_id)
+        except LookupError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    _echo_json(data) if as_json else typer.echo(render_audit(data))
+
+
+@app.command()
+def redispatch(run_id: str = typer.Argument(..., help="past run whose stored verdicts are re-dispatched"),
+               profile: Optional[str] = typer.Option(None, help="strict | balanced | lenient"),
+               min_relevance: Optional[float] = typer.Option(None, help="override the profile's min relevance"),
+               max_primary: Optional[int] = typer.Option(None), max_supporting: Optional[int] = typer.Option(None),
+               home: Optional[Path] = HomeOpt) -> None:
+    """Re-dispatch a run's verdicts with other thresholds: a new linked run, no new LLM call."""
+    from tasks.arbiter.run import redispatch_run
+    from warehouse.db import Warehouse
+
+    overrides = {k: v for k, v in {"min_relevance": min_relevance, "max_primary": max_primary,
+                                   "max_supporting": max_supporting}.items() if v is not None}
+    with Warehouse(settings_for(home).duckdb_path) as wh:
+        new_run = redispatch_run(wh, run_id, profile=profile, overrides=overrides or None)
+    typer.echo(new_run)
+
+
+@app.command("config")
+def config_cmd() -> None:
+    """Every setting: environment variable, default, meaning (also readable from ./arbiter.toml)."""
+    from schemas.settings import settings_reference
+
+    for env, default, desc in settings_reference():
+        typer.echo(f"{env:<44} {default:<22} {desc}")
+
+
+def _register_extras() -> None:
+    """Commands whose code lives beside their flows (evaluation, operations, learned arbiter)."""
+    from flows import cli_eval, cli_ops
+
+    app.command("eval", help=cli_eval.eval_cmd.__doc__)(cli_eval.eval_cmd)
+    app.command("report")(cli_ops.report_cmd)
+    app.command("diff")(cli_ops.diff_cmd)
+    app.command("backfill")(cli_ops.backfill_cmd)
+    app.command("nightly")(cli_ops.nightly_cmd)
+    app.command("serve")(cli_ops.serve_cmd)
+    try:
+        from flows import cli_learned
+    except ImportError:  # pragma: no cover - the learned arbiter is optional
+        return
+    app.command("train-arbiter")(cli_learned.train_arbiter_cmd)
+
+
+_register_extras()
+
+
 def main() -> None:  # pragma: no cover
     app()
 

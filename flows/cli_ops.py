@@ -4,6 +4,7 @@
     app.command("backfill")(backfill_cmd)  arbiter backfill --from-run RUN_ID --arbiter replay ...
     app.command("nightly")(nightly_cmd)    arbiter nightly [--config FILE]
     app.command("serve")(serve_cmd)        arbiter serve  (the deployments of deployments/prefect.yaml, locally)
+    app.command("report")(report_cmd)      arbiter report RUN_ID [--out-dir DIR]
 """
 
 from __future__ import annotations
@@ -71,15 +72,20 @@ def backfill_cmd(from_run: Optional[str] = typer.Option(None, "--from-run", help
                  until: Optional[str] = typer.Option(None, help="... and before this date"),
                  arbiter: Optional[str] = typer.Option(None, help="rules | openai | replay | learned "
                                                                   "(default: the source run's)"),
-                 generator: Optional[str] = typer.Option(None, help="extractive | openai | replay (default: the source's)"),
+                 generator: Optional[str] = typer.Option(None, help="extractive | openai | replay "
+                                                                    "(default: the source's)"),
                  model: Optional[str] = typer.Option(None, help="LLM model for openai providers"),
                  profile: Optional[str] = typer.Option(None, help="dispatcher profile: strict | balanced | lenient"),
                  threshold: list[str] = typer.Option([], "--threshold", help="dispatcher override NAME=VALUE, "
                                                                             "e.g. min_relevance=0.8 (repeatable)"),
-                 regime: Optional[str] = typer.Option(None, help="auto | batch | sequential | both (default: source's)"),
+                 regime: Optional[str] = typer.Option(None, help="auto | batch | sequential | both "
+                                                                 "(default: the source's)"),
                  mode: str = typer.Option("auto", help="auto | rearbitrate | redispatch | redetect"),
                  redetect: bool = typer.Option(False, "--redetect", help="run the detectors again too"),
                  run_id: Optional[str] = typer.Option(None, help="resume this backfill run (with --from-run)"),
+                 batch_api: bool = typer.Option(False, "--batch-api", help="send the arbiter calls as one OpenAI "
+                                                "Batch API batch: half price, answered within 24 h"),
+                 batch_poll_s: float = typer.Option(30.0, help="seconds between batch status polls"),
                  home: Optional[Path] = typer.Option(None, "--home", help=HOME_HELP),
                  as_json: bool = typer.Option(False, "--json")) -> None:
     """Rerun arbitration and/or generation of past run(s) as new linked runs, then diff each against its source."""
@@ -91,7 +97,8 @@ def backfill_cmd(from_run: Optional[str] = typer.Option(None, "--from-run", help
     try:
         out = backfill_flow(from_run=from_run, since=since, until=until, arbiter=arbiter, generator=generator,
                             model=model, profile=profile, thresholds=parse_thresholds(threshold) or None,
-                            regime=regime, mode=mode, redetect=redetect, home=str(settings.home), run_id=run_id)
+                            regime=regime, mode=mode, redetect=redetect, home=str(settings.home), run_id=run_id,
+                            batch_api=batch_api, batch_poll_s=batch_poll_s)
     except BackfillError as exc:
         raise typer.BadParameter(str(exc)) from None
     if as_json:
@@ -132,6 +139,20 @@ def nightly_cmd(config: Path = typer.Option(EXAMPLE_NIGHTLY, "--config", help="n
             typer.echo(f"  report: {path}")
     if out["failed_sets"] or any(r["statuses"].get("failed") for r in out["answer_runs"]):
         raise typer.Exit(2)
+
+
+def report_cmd(run_id: str = typer.Argument(..., help="the run to report (see `arbiter runs list`)"),
+               out_dir: Optional[Path] = typer.Option(None, help="folder for the HTML (default: <home>/reports)"),
+               home: Optional[Path] = typer.Option(None, "--home", help=HOME_HELP)) -> None:
+    """Write the run's self-contained HTML report (regimes, tokens, routing, failures, evaluation if any)."""
+    from flows.report import report_flow
+
+    settings = _settings(home)
+    try:
+        out = report_flow(run_id, home=str(settings.home), out_dir=str(out_dir) if out_dir else None)
+    except LookupError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    typer.echo(out["path"])
 
 
 def serve_cmd(config: Optional[Path] = typer.Option(None, "--config", help="nightly config for the nightly "

@@ -1,20 +1,59 @@
-"""``arbiter demo``: the whole pipeline, offline, on the sample corpus the project generates itself."""
+"""``arbiter demo``: the whole pipeline, offline, on the sample corpus the project generates itself:
+ingest -> questions -> detect -> arbitrate -> generate in both regimes -> HTML report, then a short summary."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from schemas.settings import Settings
+from warehouse.db import Warehouse
+
+
+def demo_summary(wh: Warehouse, run_id: str) -> dict:
+    row = wh.query(
+        """
+        SELECT count(DISTINCT question_id) AS questions,
+               count(DISTINCT question_id) FILTER (exit = 'not_found') AS not_found,
+               count(*) FILTER (routed AND regime = 'sequential') AS routed_sequential,
+               count(*) FILTER (routed AND regime = 'batch') AS routed_batch,
+               coalesce(sum(input_tokens) FILTER (regime = 'batch'), 0) AS batch_input_tokens,
+               coalesce(sum(input_tokens) FILTER (regime = 'sequential'), 0) AS sequential_input_tokens,
+               coalesce(sum(input_tokens) FILTER (routed), 0) AS auto_input_tokens,
+               count(*) FILTER (status = 'failed') AS failed_answers
+        FROM answers WHERE run_id = ?
+        """,
+        [run_id],
+    )[0]
+    row["contradictions"] = wh.scalar(
+        "SELECT count(*) FROM retrieval_results WHERE run_id = ? AND json_array_length(result->'contradictions') > 0",
+        [run_id],
+    )
+    return row
 
 
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> int:
-    from flows.ingest import ingest_flow
+    from flows.answer import answer_flow
+    from flows.report import report_flow
     from tasks.sample_corpus import generate_sample_corpus
 
     sample = generate_sample_corpus(settings.home / "sample")
-    echo(f"sample corpus: {len(sample.pdfs)} PDFs and {sample.questions_path} in {sample.root}")
-    summary = ingest_flow([str(p) for p in sample.pdfs], home=str(settings.home))
-    echo(f"ingest {summary['run_id']}: {summary['ingested']} ingested, {summary['skipped_unchanged']} unchanged, "
-         f"{summary['failed']} failed, {summary['windows']} windows embedded ({summary['seconds']}s)")
-    echo(f"warehouse: {settings.duckdb_path.resolve()}  vectors: {settings.lance_dir.resolve()}")
-    return 0 if not summary["failed"] else 2
+    echo(f"sample corpus: {len(sample.pdfs)} PDFs and {sample.questions_path.name} in {sample.root}")
+    summary = answer_flow(str(sample.questions_path), data_root=str(sample.root), home=str(settings.home),
+                          regime="both")
+    run_id = summary["run_id"]
+    report = report_flow(run_id, home=str(settings.home))
+    with Warehouse(settings.duckdb_path, read_only=True) as wh:
+        s = demo_summary(wh, run_id)
+    batch, seq = s["batch_input_tokens"], s["sequential_input_tokens"]
+    echo("")
+    echo(f"run {run_id}: {s['questions']} questions, {s['questions'] - s['not_found']} answered, "
+         f"{s['not_found']} not found, {summary['statuses'].get('failed', 0)} failed")
+    echo(f"routing (auto): {s['routed_sequential']} sequential, {s['routed_batch']} batch; "
+         f"{s['contradictions']} question(s) with contradictions flagged")
+    if batch:
+        echo(f"input tokens: batch {batch}, sequential {seq} ({seq / batch:.0%} of batch), auto {s['auto_input_tokens']}"
+             f" ({1 - s['auto_input_tokens'] / batch:.0%} fewer than all-batch)")
+    echo(f"report:    {report['path']}")
+    echo(f"warehouse: {settings.duckdb_path.resolve()}   (duckdb {settings.duckdb_path} -c 'FROM regime_summary')")
+    echo(f"audit one: arbiter audit {run_id} s01")
+    return 0 if not summary["statuses"].get("failed") else 2

@@ -129,9 +129,10 @@ def aggregate(question_id: str, hits: Sequence[DetectorHit], lines: pl.DataFrame
         doc_id, page = first.doc_id, first.page
         start, end = min(h.line_start for h in group), max(h.line_end for h in group)
         sid = sections.get((doc_id, first.line_start))
+        path = paths[doc_id].get(sid, "") if sid is not None else ""
         briefs.append(CandidateBrief(
             question_id=question_id, candidate_id=candidate_id(doc_id, page, start, end), doc_id=doc_id, page=page,
-            line_start=start, line_end=end, section_id=sid, section=paths[doc_id].get(sid, "") if sid is not None else "",
+            line_start=start, line_end=end, section_id=sid, section=path,
             methods=methods, ranks=ranks, raw_scores={d: best[d].raw_score for d in methods},
             matched_keywords=keywords,
             snippet=snippet(docs[doc_id], page, start, end, keywords, first.line_start),

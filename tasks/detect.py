@@ -24,7 +24,7 @@ from warehouse import questions as question_store
 from warehouse.db import Warehouse
 from warehouse.detection import save_detection
 
-__all__ = ["CorpusCache", "Detection", "detect_question", "run_detection"]
+__all__ = ["CorpusCache", "Detection", "EmbedderMismatchError", "detect_question", "run_detection"]
 
 
 @task(name="detect-toc", cache_policy=NO_CACHE)
@@ -33,7 +33,8 @@ def toc_task(question_id: str, text: str, terms: QueryTerms, docs: list[DocCorpu
 
 
 @task(name="detect-keywords", cache_policy=NO_CACHE)
-def keywords_task(question_id: str, terms: QueryTerms, corpus: CorpusCache, doc_ids: list[str], k: int) -> list[DetectorHit]:
+def keywords_task(question_id: str, terms: QueryTerms, corpus: CorpusCache, doc_ids: list[str],
+                  k: int) -> list[DetectorHit]:
     return detect_keywords(question_id, terms, corpus.index(doc_ids), k)
 
 
@@ -57,10 +58,21 @@ class Detection:
         return [c.brief for c in self.candidates if c.in_pool]
 
 
+class EmbedderMismatchError(RuntimeError):
+    """The query embedder cannot search the stored vectors (another model was used at ingest)."""
+
+
 def _embedding_plan_input(corpus: CorpusCache, vectors, embedder, doc_ids: list[str]) -> bool:
-    if vectors is None or embedder is None:
+    if vectors is None or embedder is None or not corpus.has_vectors(vectors, doc_ids):
         return False
-    return bool(corpus.has_vectors(vectors, doc_ids))
+    table = vectors.table()
+    dim = table.schema.field("vector").type.list_size if table is not None else None
+    if dim is not None and dim != embedder.dim:
+        raise EmbedderMismatchError(
+            f"stored line-window vectors are {dim}-d but embedder {embedder.name!r} makes {embedder.dim}-d vectors: "
+            f"set ARBITER_EMBEDDER__KIND to the embedder used at ingest, or re-ingest with this one"
+        )
+    return True
 
 
 def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: CorpusCache, vectors, embedder,

@@ -15,6 +15,7 @@ from tasks.dispatch_detectors import page_references
 from tasks.keyword_index import DocCorpus, KeywordIndex, QueryTerms, TitleEntry, tokenize
 
 TOC_ANCHOR_LINES = 5  # a TOC hit points at the heading line and the first lines under it
+EMBEDDING_OVERFETCH = 3  # nearest windows fetched per hit kept, since overlapping neighbours are skipped
 PAGE_REFERENCE_SCORE = 9.0  # a page the question names: nearly as strong as an exact title (10)
 RERANK_DEPTH = 300  # BM25 windows re-scored with the co-occurrence signal
 
@@ -150,7 +151,8 @@ def cooccurrence_boost(primary: int, secondary: int) -> float:
 
 
 def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k: int) -> list[DetectorHit]:
-    """BM25 over the scope's line windows, re-scored by keyword co-occurrence.
+    """BM25 over the scope's line windows, re-scored by keyword co-occurrence; a window overlapping a better one is
+    skipped.
 
     raw score = (BM25 + 0.01 x distinct query words in the window) x co-occurrence boost. The small word-count term
     keeps a ranking where Okapi's idf floor gives nothing (a word in half of a tiny document's windows scores 0).
@@ -170,27 +172,38 @@ def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k:
         base = max(float(scores[i]), 0.0) + 0.01 * len(words & index.token_sets[i])
         rescored.append((base * cooccurrence_boost(p, s), i))
     rescored.sort(key=lambda x: (-x[0], x[1]))
-    hits = []
-    for rank, (score, i) in enumerate(rescored[:k], start=1):
+    hits: list[DetectorHit] = []
+    for score, i in rescored:
         doc, (_, win_start, win_end, section_id) = index.window(i)
         page, start, end = anchor_on_page(doc, win_start, win_end, terms)
+        if overlaps(hits, doc.doc_id, start, end):
+            continue
         hits.append(DetectorHit(
-            question_id=question_id, detector="keywords", rank=rank, raw_score=score, doc_id=doc.doc_id,
+            question_id=question_id, detector="keywords", rank=len(hits) + 1, raw_score=score, doc_id=doc.doc_id,
             page=page, line_start=start, line_end=end, section_id=section_id,
             matched_keywords=terms.matched(index.token_sets[i]),
         ))
+        if len(hits) == k:
+            break
     return hits
+
+
+def overlaps(hits: Sequence[DetectorHit], doc_id: str, start: int, end: int) -> bool:
+    """True when lines ``start..end`` share a line with a better-ranked hit: overlapping windows (stride < size)
+    would only repeat that passage and take ranks from other ones."""
+    return any(h.doc_id == doc_id and h.line_start <= end and start <= h.line_end for h in hits)
 
 
 def detect_embeddings(question_id: str, question_text: str, terms: QueryTerms, vectors, embedder,
                       docs: dict[str, DocCorpus], doc_ids: list[str] | None, k: int) -> list[DetectorHit]:
-    """Nearest line windows to the question (cosine, exact search); raw score = 1 - cosine distance.
+    """Nearest line windows to the question (cosine, exact search); raw score = 1 - cosine distance. A window
+    overlapping a nearer one is skipped.
 
     ``docs`` maps doc_id -> corpus view, used to anchor each window on one page and to list the keywords it holds.
     """
     vector = embedder.embed([question_text])[0]
-    found = vectors.search(vector, doc_ids, k)
-    hits = []
+    found = vectors.search(vector, doc_ids, EMBEDDING_OVERFETCH * k)
+    hits: list[DetectorHit] = []
     for row in found.iter_rows(named=True):
         doc = docs.get(row["doc_id"])
         if doc is None:  # vectors of a document the warehouse no longer holds: not a proposal we can anchor
@@ -198,10 +211,14 @@ def detect_embeddings(question_id: str, question_text: str, terms: QueryTerms, v
         last = doc.line_nos[-1]
         start, end = min(row["line_start"], last), min(row["line_end"], last)
         page, start, end = anchor_on_page(doc, start, end, terms)
+        if overlaps(hits, doc.doc_id, start, end):
+            continue
         hits.append(DetectorHit(
             question_id=question_id, detector="embeddings", rank=len(hits) + 1,
             raw_score=1.0 - float(row["_distance"]), doc_id=doc.doc_id, page=page, line_start=start,
             line_end=end, section_id=row["section_id"],
             matched_keywords=terms.matched(lines_tokens(doc, start, end)),
         ))
+        if len(hits) == k:
+            break
     return hits

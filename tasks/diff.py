@@ -235,7 +235,8 @@ def format_diff(d: RunDiff) -> str:
         + (f" ({', '.join(f'{k} {v}' for k, v in s.status_changes.items())})" if s.status_changes else ""),
         f"  primary pages changed: {s.primary_page_changes}; answer values changed: {s.answer_value_changes}"
         + (f"; only in A: {s.only_in_a}; only in B: {s.only_in_b}" if s.only_in_a or s.only_in_b else ""),
-        f"  tokens: input {sp['input_tokens_a']:,} -> {sp['input_tokens_b']:,} ({_signed(sp['delta']['input_tokens'])}),"
+        f"  tokens: input {sp['input_tokens_a']:,} -> {sp['input_tokens_b']:,} "
+        f"({_signed(sp['delta']['input_tokens'])}),"
         f" output {sp['output_tokens_a']:,} -> {sp['output_tokens_b']:,} ({_signed(sp['delta']['output_tokens'])});"
         f" cost {_money(sp['cost_usd_a'])} -> {_money(sp['cost_usd_b'])}",
     ]
@@ -247,9 +248,15 @@ def format_diff(d: RunDiff) -> str:
         if q.status_changed:
             lines.append(f"  status {q.status_a} -> {q.status_b}  (rule: {q.rule_a} -> {q.rule_b})")
         if q.primary_changed:
-            lines.append(f"  primary pages {_pages(q.primary_pages_a, d.doc_names)} -> "
+            lines.append(f"  primary pages (0-based) {_pages(q.primary_pages_a, d.doc_names)} -> "
                          f"{_pages(q.primary_pages_b, d.doc_names)}")
-        for c in q.role_changes:
+        one_sided = [side for side in ("a", "b") if q.role_changes and
+                     all(getattr(c, f"role_{side}") is None for c in q.role_changes)]
+        if one_sided:  # no verdicts at all on one side (e.g. its arbiter call failed): one line, not one per id
+            roles = Counter(getattr(c, "role_b" if one_sided[0] == "a" else "role_a") for c in q.role_changes)
+            lines.append(f"  verdicts only in run {'B' if one_sided[0] == 'a' else 'A'}: "
+                         + ", ".join(f"{n} {r}" for r, n in sorted(roles.items())))
+        for c in [] if one_sided else q.role_changes:
             lines.append(f"  role {c.candidate_id}: {c.role_a or '(none)'} -> {c.role_b or '(none)'}")
             if c.reason_a != c.reason_b:
                 lines.append(f"      was: {c.reason_a or '-'}")

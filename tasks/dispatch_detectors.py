@@ -23,18 +23,28 @@ _SECTION_NUMBER = re.compile(r"(?<![\d.])\d+\.\d+\.\d+(?:\.\d+)*(?![\d.])")
 # Codes and model numbers: letters and digits in one token, with a separator or upper-case letters, e.g.
 # INV-2023-001, ISO-9001, RTX4090, A100, 1500S (not plain years, amounts, '3rd' or 'Q3' style words).
 _CODE = re.compile(
-    r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])(?:[A-Za-z0-9]+[-_/][A-Za-z0-9][\w/-]*|[A-Z]+\d+[A-Z\d]*|\d+[A-Z]+[A-Z\d]*)"
-    r"(?![\w-])"
+    r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])"
+    r"(?:[A-Za-z0-9]+[-_/][A-Za-z0-9][\w/-]*|[A-Z]+\d+[A-Z\d]*|\d+[A-Z]+[A-Z\d]*)(?![\w-])"
 )
 _NOT_CODE = re.compile(r"^(?:\d+(?:st|nd|rd|th|s|k|m|b|x|am|pm|d|h)|[QH][1-4]|FY\d{2,4}|\d{4}s?)$", re.IGNORECASE)
+_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE)
+# Answer-format instructions ("Directly answer 'yes' or 'no'", "a list like ['Page 2', 'Page 4']") quote example
+# answers, not strings to look up: such sentences and bracketed examples are ignored.
+_FORMAT_CUE = re.compile(
+    r"^\s*(?:please\s+)?answer\b|\b(?:format(?:ted)?|for example|for instance|e\.g\.|directly answer"
+    r"|answer (?:with|in|as|only)|write (?:down )?(?:the|your) answer|in (?:a )?list)\b",
+    re.IGNORECASE,
+)
+_BRACKETED = re.compile(r"\[[^\]]*\]")
 
 
 _COUNTS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
            "seventeen eighteen nineteen twenty").split()
 _ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
              "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
-_PAGE_NUMBER = re.compile(r"\bpages?\s*(?:no\.?\s*|number\s*)?\(?\s*(\d{1,4}|" + "|".join(_COUNTS) + r")\b\s*\)?(?![.,]\d)",
-                          re.IGNORECASE)
+_PAGE_NUMBER = re.compile(
+    r"\bpages?\s*(?:no\.?\s*|number\s*)?\(?\s*(\d{1,4}|" + "|".join(_COUNTS) + r")\b\s*\)?(?![.,]\d)", re.IGNORECASE
+)
 _PAGE_ORDINAL = re.compile(r"\b(" + "|".join(_ORDINALS) + r"|last)\s+(?:[a-z]+\s+)?page\b", re.IGNORECASE)
 
 
@@ -57,18 +67,29 @@ class DetectorPlan:
     rule: str
 
 
+def _without_format_instructions(text: str) -> str:
+    sentences = re.split(r"(?<=[.?!])\s+", _BRACKETED.sub(" ", text).strip())
+    kept = [s for s in sentences if not _FORMAT_CUE.search(s)]
+    return " ".join(kept or sentences[:1])
+
+
 def exact_identifiers(text: str) -> list[str]:
-    """Quoted strings, references like 'Item 7A' / 'Section 4.2', dotted section numbers and codes in the text."""
+    """Quoted strings, references like 'Item 7A' / 'Section 4.2', dotted section numbers and codes (letters and
+    digits with an upper-case letter: INV-2023-001, A100, PaLM-2L) in the text, answer-format instructions aside."""
+    text = _without_format_instructions(text)
     found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+    found = [f for f in found if any(ch.isalnum() for ch in f)]
     found += [m.group(0) for m in _REFERENCE.finditer(text)]
     found += [m.group(0) for m in _SECTION_NUMBER.finditer(text)]
-    found += [m.group(0) for m in _CODE.finditer(text) if not _NOT_CODE.match(m.group(0))]
+    found += [c for c in (m.group(0) for m in _CODE.finditer(text))
+              if not _NOT_CODE.match(c) and any(ch.isupper() for ch in c) and not _MONTH.search(c)]
     found = list(dict.fromkeys(f.strip() for f in found if f.strip()))
     return [f for f in found if not any(f != g and f in g for g in found)]  # 'Item 7A' covers '7A'
 
 
 
-def plan_detectors(question: ParsedQuestion, toc_sources: Mapping[str, str], embeddings_available: bool) -> DetectorPlan:
+def plan_detectors(question: ParsedQuestion, toc_sources: Mapping[str, str],
+                   embeddings_available: bool) -> DetectorPlan:
     """Pick the detectors for one question.
 
     - ``toc`` runs unless every scoped document's sections are plain pages (titles like 'Page 3' mean nothing)

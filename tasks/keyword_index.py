@@ -138,7 +138,8 @@ def split_numbering(title: str) -> tuple[str | None, str]:
     return m.group(1).lower(), title[m.end():].strip()
 
 
-_PAGE_LABEL = re.compile(r"(?:page\s*)?[(\[\-–—]?\s*(\d{1,4})\s*[)\]\-–—]?(?:\s*(?:of|/)\s*\d{1,4})?", re.IGNORECASE)
+_PAGE_LABEL = re.compile(r"(?:page\s*)?[(\[\-–—]?\s*(\d{1,4})\s*[)\]\-–—]?(?:\s*(?:of|/)\s*\d{1,4})?",
+                         re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,8 @@ def process_question(ctx: PipelineContext, row: dict[str, Any]) -> str:
             if ctx.stop_after == "candidates":
                 return "detected"
             stage = "arbiter"
-            result = arbitrate_question(wh, run_id, question, candidates, ctx.arbiter, ctx.profile)
+            result = arbitrate_question(wh, run_id, question, candidates, ctx.arbiter, ctx.profile,
+                                        overrides=ctx.settings.dispatch.overrides() or None)
             if result is None or getattr(result, "status", None) == "failed":
                 return "failed"
             set_question_status(wh, run_id, qid, "arbitrated")

@@ -1059,4 +1059,6 @@ QUESTIONS: tuple[QuestionSpec, ...] = (
                  "None", "unanswerable", absent=("dog", "dogs", "pet", "pets", "animal", "animals")),
     QuestionSpec("s30", (_HB,), "What is the vesting schedule for employee stock options?", "Not answerable",
                  "None", "unanswerable", absent=("stock", "options", "equity")),
+    QuestionSpec("s31", (_INS,), "What was the annual premium on the Okafors' policy for the 2019 policy year?",
+                 "Not answerable", "None", "unanswerable", absent=("2019",)),
 )

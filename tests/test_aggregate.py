@@ -46,7 +46,8 @@ def doc():
     page1 = ["More on claims.", "A claim needs a receipt.", "Receipts are kept for 5 years.", "3 Contacts",
              "Write to the office.", "Phone us any day."]
     lines = lines_frame([page0, page1])
-    toc = toc_frame([(0, "1 Premiums", 0, 0, 2, None), (1, "2 Claims", 0, 3, 8, None), (2, "3 Contacts", 1, 9, 11, None)])
+    toc = toc_frame([(0, "1 Premiums", 0, 0, 2, None), (1, "2 Claims", 0, 3, 8, None),
+                     (2, "3 Contacts", 1, 9, 11, None)])
     return lines, toc
 
 
@@ -175,3 +176,20 @@ def test_detect_question_stores_hits_candidates_and_plan(wh, doc, tmp_path):
     assert {h.detector for h in load_hits(wh, "run1", "q1")} == {"toc", "keywords", "embeddings"}
     again = detect_question(wh, "run1", question, [DOC], cache, vectors, embedder, settings)
     assert again == pool
+
+
+def test_detect_question_refuses_vectors_of_another_embedder(wh, doc, tmp_path):
+    from tasks.detect import CorpusCache, EmbedderMismatchError, run_detection
+    from tasks.embed import get_embedder
+    from warehouse.vectors import VectorStore
+
+    lines, toc = doc
+    cache = CorpusCache(settings=Settings())
+    corpus_doc = cache.add(DOC, lines, toc)
+    vectors = VectorStore(tmp_path / "lance")
+    short = get_embedder("hash").embed(corpus_doc.windows["text"].to_list())[:, :64]
+    vectors.replace_doc(DOC, corpus_doc.windows, short, "truncated-hash")
+    question = ParsedQuestion(question_id="q1", text="claims?", keywords_primary=["claims"], keywords_secondary=[],
+                              answer_shape="text", decomposition="single", intent="explain", parser="test")
+    with pytest.raises(EmbedderMismatchError, match="64-d"):
+        run_detection(question, [DOC], cache, vectors, get_embedder("hash"), Settings())

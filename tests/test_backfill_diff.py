@@ -18,8 +18,9 @@ from flows.cli_ops import diff_cmd, parse_thresholds
 from flows.nightly import load_config, nightly_flow
 from tasks.diff import diff_runs, format_diff
 from tasks.sample_corpus import generate_sample_corpus
-from tests.test_crash_resume import prefect_server, question_subset  # noqa: F401  (shared session fixture)
-from warehouse.db import Warehouse, utcnow
+from tests.fake_openai import FakeOpenAI
+from tests.test_crash_resume import FAILING, arbiter_replies, prefect_server, question_subset  # noqa: F401
+from warehouse.db import Warehouse
 from warehouse.runs import start_run
 
 QIDS = ["s01", "s02", "s03", "s10", "s11", "s25"]
@@ -112,6 +113,41 @@ def test_threshold_backfill_redispatches_and_diff_names_the_changes(night):
     assert f"{changed[0].question_id}  " in text and "status found -> not_found" in text
     result = CliRunner().invoke(_diff_app(), [source, b["run_id"], "--exit-code", "--home", str(night["home"])])
     assert result.exit_code == 1 and "found→not_found" in result.output
+    # the same backfill again under its run id (a resume): same run, answers untouched
+    with open_wh(night) as wh:
+        answers = wh.query("SELECT * FROM answers WHERE run_id = ? ORDER BY question_id, regime", [b["run_id"]])
+    again = backfill_flow(from_run=source, thresholds={"min_relevance": 0.99}, run_id=b["run_id"],
+                          home=str(night["home"]))["backfills"][0]
+    assert again["run_id"] == b["run_id"] and again["diff"] == b["diff"]
+    with open_wh(night) as wh:
+        assert wh.query("SELECT * FROM answers WHERE run_id = ? ORDER BY question_id, regime", [b["run_id"]]) == answers
+
+
+def test_batch_api_backfill_sends_one_batch_and_the_rest_live(night, monkeypatch):
+    source = night["first"]["answer_runs"][0]["run_id"]
+    with FakeOpenAI(default=arbiter_replies) as fake:  # answers batch lines like chat requests; 400 for FAILING
+        fake.batch_polls = 2
+        for key, value in {"ARBITER_LLM__BASE_URL": fake.base_url, "ARBITER_LLM__API_KEY": "sk-test",
+                           "ARBITER_LLM__MAX_ATTEMPTS": "1"}.items():
+            monkeypatch.setenv(key, value)
+        out = backfill_flow(from_run=source, arbiter="openai", batch_api=True, batch_poll_s=0.01,
+                            home=str(night["home"]))
+        batches = [r for r in fake.requests if r.method == "POST" and r.path.endswith("/batches")]
+        live = fake.chat_requests()
+    (b,) = out["backfills"]
+    assert b["statuses"] == {"answered": len(QIDS) - 1, "failed": 1}
+    assert len(batches) == 1 and len(live) == 1  # one batch; only the question whose line failed went live
+    assert f"Question ({FAILING})" in live[0].body["messages"][1]["content"]
+    with open_wh(night) as wh:
+        calls = wh.query("SELECT question_id, batch_api, status FROM llm_calls WHERE run_id = ? AND stage = 'arbiter' "
+                         "ORDER BY question_id, batch_api DESC", [b["run_id"]])
+        assert sum(c["batch_api"] for c in calls) == len(QIDS)
+        assert [c for c in calls if not c["batch_api"]] == [{"question_id": FAILING, "batch_api": False,
+                                                              "status": "error"}]
+        assert wh.scalar("SELECT status FROM questions WHERE run_id = ? AND question_id = ?",
+                         [b["run_id"], FAILING]) == "failed"
+    with pytest.raises(BackfillError, match="rearbitrate"):
+        backfill_flow(from_run=source, batch_api=True, home=str(night["home"]))
 
 
 def _diff_app() -> typer.Typer:

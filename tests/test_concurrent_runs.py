@@ -11,7 +11,6 @@ import subprocess
 import sys
 import threading
 
-import pytest
 
 from tests.fake_openai import FakeOpenAI, FakeResponse, completion
 from tests.test_crash_resume import (  # noqa: F401  (prefect_server: the shared session fixture)

@@ -190,6 +190,9 @@ def test_embeddings_hits_rank_nearest_window_first(attention, tmp_path):
     ("What was revenue in Q3 2023, up 12.5%?", []),
     ("What's the share of the author's votes in the 3rd round?", []),
     ("How does English-to-German translation compare?", []),
+    ("What is the 50-shot accuracy on 25-May?", []),
+    ("Is market CA03 in the Bay Area? Answer 'yes' or 'no'.", ["CA03"]),
+    ("Which pages show the logo? Format the answer as a list like ['Page 2', 'Page 4']", []),
 ])
 def test_exact_identifiers(text, expected):
     assert exact_identifiers(text) == expected

@@ -28,7 +28,10 @@ def package_versions() -> dict[str, str]:
 def start_run(wh: Warehouse, flow: str, config: dict[str, Any], run_id: str | None = None,
               parent_run_id: str | None = None) -> str:
     """Create the run row, or mark an existing one running again (a resumed run keeps its id)."""
+    from warehouse.prices import load_prices
+
     run_id = run_id or new_run_id(flow)
+    load_prices(wh)  # the versioned price file in the repo is the source of truth; views recompute costs
     with wh.transaction():
         exists = wh.scalar("SELECT count(*) FROM runs WHERE run_id = ?", [run_id])
         if exists:

@@ -1,0 +1,243 @@
+"""Features of the learned arbiter: one numeric row per candidate, computed from the question and the whole pool.
+
+What the brief already says about a candidate (each detector's rank and raw score, the methods, RRF) plus what
+its text says about the question (keyword and term coverage of the snippet and the section title, a value of the
+asked answer shape, the question's distinctive terms, layout), each also relative to the rest of the pool: an
+arbiter reads all candidates at once, and "the best keyword coverage of this pool" means more than a coverage.
+Deterministic, pure (no model, no I/O), a few milliseconds for a pool of 30. No feature names a question, a
+document or a page identity: a model trained on some documents must transfer to others.
+
+Snippet sentences addressed to the model (``evidence.strip_instructions``) are blanked before reading, as the rules
+arbiter does, so a planted instruction is no evidence.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from schemas.contracts import DETECTORS, CandidateBrief, ParsedQuestion
+from tasks.arbiter import evidence as ev
+
+MISSING_RANK = 100.0  # a detector that did not see the candidate; its pool ranks stop at top_k (20 by default)
+MISSING_SCORE = -1.0  # raw scores are >= 0 on every detector's own scale (BM25, TOC match, cosine of hits kept)
+WINDOW = 3  # lines, as the rules arbiter's co-occurrence window
+SHAPES = ("amount", "date", "boolean", "entity", "text", "list", "comparison")
+DECOMPOSITIONS = ("single", "multi_part", "compare")
+
+FEATURE_NAMES: tuple[str, ...] = (
+    *(f"{d}_{k}" for d in DETECTORS for k in ("seen", "rank", "inv_rank", "score", "score_rel")),
+    "n_methods", "rrf_score", "rrf_rank", "rrf_rel",
+    "kw_primary_share", "kw_primary_partial", "kw_secondary_share", "matched_kw_share",
+    "term_share", "term_weighted", "term_rel", "term_rank", "window_share", "window_rel",
+    "title_term_share", "title_match", "toc_title_match",
+    "distinct_share", "has_distinct", "pool_distinct_missing", "pool_best_term",
+    "shape_value", "n_values", "value_in_window", "table_row",
+    *(f"shape_{s}" for s in SHAPES), *(f"decomp_{d}" for d in DECOMPOSITIONS),
+    "snippet_chars", "snippet_lines", "line_span", "page_log", "first_page",
+    "same_page", "page_rrf_share", "pool_size",
+)
+INDEX = {name: i for i, name in enumerate(FEATURE_NAMES)}
+
+
+@dataclass
+class PoolFeatures:
+    """The feature matrix of one pool (rows in the candidates' order) and a few facts reasons quote."""
+
+    matrix: np.ndarray  # (n_candidates, len(FEATURE_NAMES)), float64
+    candidates: list[CandidateBrief]
+    n_primary_keywords: int
+
+    def value(self, row: int, name: str) -> float:
+        return float(self.matrix[row, INDEX[name]])
+
+
+def as_question(question: ParsedQuestion | Mapping[str, Any]) -> ParsedQuestion:
+    return question if isinstance(question, ParsedQuestion) else ParsedQuestion.model_validate(question)
+
+
+def as_candidate(candidate: CandidateBrief | Mapping[str, Any]) -> CandidateBrief:
+    return candidate if isinstance(candidate, CandidateBrief) else CandidateBrief.model_validate(candidate)
+
+
+@functools.lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
+    """``evidence.tokens`` of one line, cached: neighbouring candidates share lines, section paths repeat."""
+    return tuple(ev.tokens(text))
+
+
+@dataclass
+class _Query:
+    primary: list[ev.Keyword]
+    secondary: list[ev.Keyword]
+    terms: list[str]
+    distinct: list[str]
+    q_tokens: frozenset[str]
+    shape: str
+
+
+def _query(q: ParsedQuestion) -> _Query:
+    primary = ev.parse_keywords(q.keywords_primary) or ev.parse_keywords(ev.content_tokens(q.text))
+    terms = list(dict.fromkeys(t for k in primary for t in k.toks if len(t) > 1 or t.isdigit()))
+    prim_set = set(terms)
+    secondary = [k for k in ev.parse_keywords(q.keywords_secondary) if not set(k.toks) <= prim_set]
+    return _Query(primary=primary, secondary=secondary, terms=terms,
+                  distinct=ev.distinctive_terms(q.text, q.keywords_primary), q_tokens=frozenset(ev.tokens(q.text)),
+                  shape=q.answer_shape)
+
+
+def _share(items: Sequence[float]) -> float:
+    return sum(items) / len(items) if items else 0.0
+
+
+def _weighted(terms: list[str], weights: dict[str, float], present: set[str]) -> float:
+    total = sum(weights[t] for t in terms)
+    return sum(weights[t] for t in terms if t in present) / total if total else 0.0
+
+
+def _carries(term: str, vocabulary: set[str]) -> bool:
+    toks = ev.content_tokens(term) or ev.tokens(term)
+    return bool(toks) and all(t in vocabulary or ev.near_token(t, vocabulary) for t in toks)
+
+
+def _rank_desc(values: list[float]) -> list[float]:
+    """1 for the largest value of the pool (ties share the better rank)."""
+    return [1.0 + sum(1 for w in values if w > v) for v in values]
+
+
+def _rel(values: list[float | None]) -> list[float]:
+    """Min-max within the pool among present values (1 = best of the pool); 0 when absent."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return [0.0] * len(values)
+    lo, hi = min(present), max(present)
+    return [0.0 if v is None else (1.0 if hi == lo else (v - lo) / (hi - lo)) for v in values]
+
+
+def pool_features(question: ParsedQuestion | Mapping[str, Any],
+                  candidates: Sequence[CandidateBrief | Mapping[str, Any]]) -> PoolFeatures:
+    """The feature rows of a pool, in the order given (payload dicts or models)."""
+    q = as_question(question)
+    cands = [as_candidate(c) for c in candidates]
+    query = _query(q)
+    n = len(cands)
+    m = np.zeros((n, len(FEATURE_NAMES)), dtype=np.float64)
+    if n == 0:
+        return PoolFeatures(matrix=m, candidates=cands, n_primary_keywords=len(query.primary))
+
+    lines = [[ln for ln in ev.strip_instructions(c.snippet.splitlines())[0] if ln.strip()] for c in cands]
+    line_toks = [[_tokens(ln) for ln in ls] for ls in lines]
+    tok_lists = [[t for lt in lts for t in lt] for lts in line_toks]
+    tok_sets = [set(t) for t in tok_lists]
+    # rarity of each question term across the pool, as the rules arbiter weighs them
+    weights = {t: 1.0 + math.log((n + 1) / (sum(1 for s in tok_sets if t in s) + 1)) for t in query.terms}
+
+    def col(name: str, values: Sequence[float]) -> None:
+        m[:, INDEX[name]] = values
+
+    # detectors ---------------------------------------------------------------------------------------------------
+    for d in DETECTORS:
+        ranks = [c.ranks.get(d) for c in cands]
+        scores = [c.raw_scores.get(d) for c in cands]
+        col(f"{d}_seen", [1.0 if r is not None else 0.0 for r in ranks])
+        col(f"{d}_rank", [float(r) if r is not None else MISSING_RANK for r in ranks])
+        col(f"{d}_inv_rank", [1.0 / r if r else 0.0 for r in ranks])
+        col(f"{d}_score", [float(s) if s is not None else MISSING_SCORE for s in scores])
+        col(f"{d}_score_rel", _rel([None if s is None else float(s) for s in scores]))
+    col("n_methods", [len(set(c.methods)) for c in cands])
+    rrf = [c.rrf_score for c in cands]
+    col("rrf_score", rrf)
+    col("rrf_rank", _rank_desc(rrf))
+    top_rrf = max(rrf) or 1.0
+    col("rrf_rel", [r / top_rrf for r in rrf])
+
+    # keywords and terms ------------------------------------------------------------------------------------------
+    n_prim = len(query.primary)
+    kw_full, kw_part, kw_sec, matched, term, weighted, window, values, in_window, table = ([] for _ in range(10))
+    title_terms, title_match, distinct = [], [], []
+    for c, ls, lts, toks, tset in zip(cands, lines, line_toks, tok_lists, tok_sets):
+        scores = [ev.keyword_score(list(k.toks), toks, tset) for k in query.primary]
+        kw_full.append(_share([1.0 if s == 1.0 else 0.0 for s in scores]))
+        kw_part.append(_share(scores))
+        kw_sec.append(_share([1.0 if ev.keyword_score(list(k.toks), toks, tset) >= 0.8 else 0.0
+                              for k in query.secondary]))
+        matched.append(min(1.0, len(c.matched_keywords) / n_prim) if n_prim else 0.0)
+        term.append(_share([1.0 if t in tset else 0.0 for t in query.terms]))
+        weighted.append(_weighted(query.terms, weights, tset))
+        best_i, best = 0, 0.0
+        for i in range(max(1, len(ls))):
+            share = _weighted(query.terms, weights, {t for lt in lts[i: i + WINDOW] for t in lt})
+            if share > best:
+                best_i, best = i, share
+        window.append(best)
+        found = ev.values_of_shape("\n".join(ls), query.shape, query.q_tokens)
+        values.append(float(len(found)))
+        near = "\n".join(ls[max(0, best_i - 1): best_i + WINDOW + 1])
+        in_window.append(1.0 if best > 0 and ev.values_of_shape(near, query.shape, query.q_tokens) else 0.0)
+        table.append(1.0 if any(ev.is_table_row(ln) for ln in ls) else 0.0)
+        title = c.section.split(" > ")[-1] if c.section else ""
+        title_set = set(_tokens(c.section))
+        title_terms.append(_share([1.0 if t in title_set else 0.0 for t in query.terms]))
+        words = [t for t in _tokens(title) if t not in ev.SCAFFOLD and not t.isdigit()]
+        hits = [t for t in words if t in weights]
+        title_match.append(len(hits) / len(words) if words else 0.0)
+        if query.distinct:
+            carried = tset | title_set
+            distinct.append(_share([1.0 if _carries(t, carried) else 0.0 for t in query.distinct]))
+        else:
+            distinct.append(1.0)
+    col("kw_primary_share", kw_full)
+    col("kw_primary_partial", kw_part)
+    col("kw_secondary_share", kw_sec)
+    col("matched_kw_share", matched)
+    col("term_share", term)
+    col("term_weighted", weighted)
+    best_term = max(weighted)
+    col("term_rel", [w / best_term if best_term else 0.0 for w in weighted])
+    col("term_rank", _rank_desc(weighted))
+    col("window_share", window)
+    best_window = max(window)
+    col("window_rel", [w / best_window if best_window else 0.0 for w in window])
+    col("title_term_share", title_terms)
+    col("title_match", title_match)
+    col("toc_title_match", [1.0 if t >= 0.5 and "toc" in c.methods else 0.0 for t, c in zip(title_match, cands)])
+    col("distinct_share", distinct)
+    col("has_distinct", [1.0 if query.distinct else 0.0] * n)
+    pool_vocab = set().union(*tok_sets, *(set(_tokens(c.section)) for c in cands))
+    missing = any(not _carries(t, pool_vocab) for t in query.distinct)
+    col("pool_distinct_missing", [1.0 if missing else 0.0] * n)
+    col("pool_best_term", [best_term] * n)
+    col("shape_value", [1.0 if v else 0.0 for v in values])
+    col("n_values", [min(v, 10.0) for v in values])
+    col("value_in_window", in_window)
+    col("table_row", table)
+    for s in SHAPES:
+        col(f"shape_{s}", [1.0 if q.answer_shape == s else 0.0] * n)
+    for d in DECOMPOSITIONS:
+        col(f"decomp_{d}", [1.0 if q.decomposition == d else 0.0] * n)
+
+    # layout and pool shape ---------------------------------------------------------------------------------------
+    col("snippet_chars", [math.log1p(len(c.snippet)) for c in cands])
+    col("snippet_lines", [float(len(ls)) for ls in lines])
+    col("line_span", [math.log1p(max(0, c.line_end - c.line_start) + 1) for c in cands])
+    col("page_log", [math.log1p(c.page) for c in cands])
+    col("first_page", [1.0 if c.page == 0 else 0.0 for c in cands])
+    pages: dict[tuple[str, int], list[int]] = {}
+    for i, c in enumerate(cands):
+        pages.setdefault((c.doc_id, c.page), []).append(i)
+    total_rrf = sum(rrf) or 1.0
+    same = [0.0] * n
+    share = [0.0] * n
+    for idx in pages.values():
+        page_rrf = sum(rrf[i] for i in idx) / total_rrf
+        for i in idx:
+            same[i], share[i] = float(len(idx)), page_rrf
+    col("same_page", same)
+    col("page_rrf_share", share)
+    col("pool_size", [float(n)] * n)
+    return PoolFeatures(matrix=m, candidates=cands, n_primary_keywords=n_prim)
