@@ -13,6 +13,8 @@ regimes, so the pair is compared on the same retrieval), then reads the warehous
 
 Prints a table, writes ``regimes_dev.json`` and the HTML run report under ``--home``. Pass ``--run-id`` of a
 finished run to re-read its figures without recomputing; rerunning with the same id resumes a partial run.
+``--regenerate-from RUN`` answers again, in a new run, from RUN's stored retrieval results (frozen retrieval:
+a generator change measured on exactly the same passages, in minutes instead of a full pipeline run).
 """
 
 from __future__ import annotations
@@ -75,6 +77,31 @@ def run(questions: Path, data: Path, settings: Settings, run_id: str | None) -> 
         summary = answer_into(wh, run_id, questions, settings, data_root=data, regime="both",
                               profile=settings.dispatch_profile, log=log)
         finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") else "ok", summary)
+    return run_id
+
+
+def regenerate(source_run: str, settings: Settings) -> str:
+    """A new run answering every question of ``source_run`` from its retrieval results (questions rows copied)."""
+    from tasks.generate.run import answer_question
+    from tasks.pipeline import parsed_question
+    from tasks.providers import make_clients
+    from warehouse.db import Warehouse
+    from warehouse.questions import load_questions
+    from warehouse.retrieval import copy_run_rows, load_retrieval_result
+    from warehouse.runs import finish_run, start_run
+
+    with Warehouse(settings.duckdb_path) as wh:
+        run_id = start_run(wh, "answer", {"regime": "both", "benchmark": "regimes_dev", "regenerated_from": source_run,
+                                          "generator": settings.generate.provider}, parent_run_id=source_run)
+        copy_run_rows(wh, source_run, run_id, tables=("questions",))
+        _, generator = make_clients(settings, wh, run_id)
+        answered = 0
+        for row in load_questions(wh, run_id):
+            result = load_retrieval_result(wh, source_run, row["question_id"])
+            if result is not None:
+                answer_question(wh, run_id, parsed_question(row), result, generator, settings, "both")
+                answered += 1
+        finish_run(wh, run_id, "ok", {"answered": answered, "regenerated_from": source_run})
     return run_id
 
 
@@ -169,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedder", default=None, help="minilm (default) | hash")
     ap.add_argument("--run-id", default=None, help="resume this run, or re-read a finished one with --no-run")
     ap.add_argument("--no-run", action="store_true", help="only read the figures of --run-id")
+    ap.add_argument("--regenerate-from", default=None, help="answer again from this run's retrieval results")
     args = ap.parse_args(argv)
     offline_environment()
     data = args.data.resolve()
@@ -183,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.run_id:
             ap.error("--no-run needs --run-id")
         run_id = args.run_id
+    elif args.regenerate_from:
+        run_id = regenerate(args.regenerate_from, settings)
     else:
         run_id = run(subset(data, settings.home, args.limit), data, settings, args.run_id)
     result = figures(settings, run_id)

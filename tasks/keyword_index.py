@@ -287,7 +287,7 @@ class KeywordIndex:
             for w, toks in enumerate(doc.window_tokens):
                 refs.append((d, w))
                 corpus.append(toks)
-        bm25 = BM25Okapi(corpus) if corpus else None
+        bm25 = BM25Okapi(corpus) if any(corpus) else None  # rank_bm25 divides by zero on a wordless corpus
         return cls(docs=tuple(docs), refs=refs, token_sets=[frozenset(t) for t in corpus], bm25=bm25)
 
     def scores(self, query: Sequence[str]) -> np.ndarray:

@@ -18,6 +18,7 @@ from typing import Any
 from warehouse import answers as store
 from warehouse.db import Warehouse
 
+MAX_BARS = 60  # questions beyond which the per-question chart becomes a batch-vs-sequential scatter
 COLORS = {"batch": "#4c78a8", "sequential": "#f58518", "auto": "#54a24b", "other": "#9d755d"}
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1180px;
@@ -159,8 +160,42 @@ def _tokens_section(rows: list[dict[str, Any]]) -> str:
     qids = sorted(by_q, key=lambda q: -max(by_q[q].values()))
     regimes = [g for g in ("batch", "sequential") if any(g in v for v in by_q.values())]
     series = {g: [by_q[q].get(g) for q in qids] for g in regimes}
+    pairs = [(q, v["batch"], v["sequential"]) for q, v in by_q.items() if "batch" in v and "sequential" in v]
+    if len(qids) > MAX_BARS and pairs:
+        below = sum(s < b for _, b, s in pairs)
+        note = (f"{len(pairs)} questions answered in both regimes, one dot each: batch input tokens (x) against "
+                f"sequential (y). Below the diagonal sequential was cheaper ({below} of {len(pairs)}).")
+        return f'<p class="note">{esc(note)}</p>' + scatter_chart(pairs)
     note = f"{len(qids)} questions, sorted by their largest input-token count; hover a bar for its figures."
-    return f'<p class="note">{esc(note)}</p>' + bar_chart(qids, series, labels=len(qids) <= 60)
+    return f'<p class="note">{esc(note)}</p>' + bar_chart(qids, series, labels=len(qids) <= MAX_BARS)
+
+
+def scatter_chart(points: Sequence[tuple[str, float, float]], size: int = 420) -> str:
+    """(label, x, y) dots on equal axes from 0, with the y = x diagonal."""
+    ticks = nice_ticks(0.0, max(max(x, y) for _, x, y in points) or 1.0)
+    top, pad = max(ticks), 56
+
+    def px(v: float) -> float:
+        return pad + v / top * (size - pad - 24)
+
+    def py(v: float) -> float:
+        return size - pad - v / top * (size - pad - 24)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" role="img">']
+    for t in ticks:
+        parts.append(f'<line x1="{pad}" x2="{size - 24}" y1="{py(t):.1f}" y2="{py(t):.1f}" stroke="#eee"/>'
+                     f'<text x="{pad - 6}" y="{py(t) + 4:.1f}" text-anchor="end">{t:,.0f}</text>'
+                     f'<text x="{px(t):.1f}" y="{size - pad + 16}" text-anchor="middle">{t:,.0f}</text>')
+    parts.append(f'<line x1="{px(0):.1f}" y1="{py(0):.1f}" x2="{px(top):.1f}" y2="{py(top):.1f}" stroke="#999" '
+                 'stroke-dasharray="4 3"/>')
+    for label, x, y in points:
+        color = COLORS["sequential"] if y < x else COLORS["batch"]
+        parts.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}" fill-opacity="0.7">'
+                     f"<title>{esc(label)}: batch {x:,.0f}, sequential {y:,.0f}</title></circle>")
+    parts.append(f'<text x="{(pad + size) / 2:.0f}" y="{size - 8}" text-anchor="middle">batch input tokens</text>'
+                 f'<text x="14" y="{(size - pad) / 2:.0f}" text-anchor="middle" '
+                 f'transform="rotate(-90 14 {(size - pad) / 2:.0f})">sequential input tokens</text></svg>')
+    return "".join(parts)
 
 
 def _savings_section(summary: list[dict[str, Any]]) -> str:

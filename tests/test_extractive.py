@@ -87,6 +87,18 @@ def test_date_full_date_preferred_over_a_bare_year():
     assert a.value == "January 1, 2026" and a.evidence[0].line_start == 2
 
 
+def test_which_year_returns_the_year_of_a_full_date():
+    p = passage("c1", 0, [(1, "Annual report published on 31st March, 2007 by the board.")])
+    a = answer(q("Which year was the annual report published?", "date", ["annual report", "published"]), [p])
+    assert a.value == "2007" and a.evidence[0].quote.startswith("Annual report")
+
+
+def test_email_address_for_a_contact_question():
+    p = passage("c1", 7, [(70, "Mtre Laurent Nahmiash, Partner"), (71, "Email: lnahmiash@infavocats.com")])
+    a = answer(q("What is the email of Mtre Laurent Nahmiash?", "entity", ["email", "laurent nahmiash"]), [p])
+    assert a.value == "lnahmiash@infavocats.com"
+
+
 def test_acronym_expansion():
     p = passage("c1", 3, [(30, "Gadanki hosts the National Atmospheric Research Laboratory (NARL)."),
                           (31, "It studies the atmosphere.")])

@@ -14,7 +14,7 @@ from tasks.generate.extractive import ExtractiveProvider
 from tasks.generate.run import answer_question
 from tasks.llm.base import TerminalLLMError
 from tasks.llm.client import LLMClient
-from tasks.report import section, write_report
+from tasks.report import nice_ticks, scatter_chart, section, write_report
 from warehouse.prices import load_prices
 from warehouse.retrieval import save_failed_retrieval, save_retrieval_result
 from warehouse.runs import record_error, start_run
@@ -130,6 +130,14 @@ def test_report_without_paired_answers_says_how_to_compare(wh, tmp_path):
 def test_report_unknown_run(wh, tmp_path):
     with pytest.raises(LookupError, match="runs list"):
         write_report(wh, "nope", tmp_path)
+
+
+def test_scatter_and_ticks():
+    svg = scatter_chart([("q1", 1000, 400), ("q2", 800, 1200), ("q3", 0, 0)])
+    assert svg.count("<circle") == 3 and "stroke-dasharray" in svg
+    assert "q1: batch 1,000, sequential 400" in svg
+    assert nice_ticks(0, 1234) == [0, 500, 1000, 1500]
+    assert nice_ticks(-0.55, 0.22) == [-0.6, -0.4, -0.2, 0, 0.2, 0.4]
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")

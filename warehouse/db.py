@@ -17,6 +17,7 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from warehouse.migrations import MIGRATIONS
 
@@ -115,15 +116,18 @@ class Warehouse:
         return df.height
 
     def insert_rows(self, table: str, rows: list[dict[str, Any]]) -> int:
+        """Insert dict rows by column name through Arrow (``executemany`` costs ~10 ms a row in DuckDB)."""
         if not rows:
             return 0
         cols = list(rows[0].keys())
-        placeholders = ", ".join("?" for _ in cols)
+        data = pa.table({c: pa.array([r[c] for r in rows], from_pandas=True) for c in cols})
         collist = ", ".join(f'"{c}"' for c in cols)
         with self._lock:
-            self.con.executemany(
-                f"INSERT INTO {table} ({collist}) VALUES ({placeholders})", [[r[c] for c in cols] for r in rows]
-            )
+            self.con.register("_arbiter_rows", data)
+            try:
+                self.con.execute(f"INSERT INTO {table} ({collist}) SELECT {collist} FROM _arbiter_rows")
+            finally:
+                self.con.unregister("_arbiter_rows")
         return len(rows)
 
     @contextmanager

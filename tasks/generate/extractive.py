@@ -38,6 +38,8 @@ _CUES = {
                           r"height|\bsize\b|length"),
     "year": re.compile(r"\byears?\b"), "month": re.compile(r"\bmonths?\b"), "quarter": re.compile(r"quarter"),
     "time": re.compile(r"\btime\b|o'clock|\bhour\b"),
+    "contact": re.compile(r"e-?mail|website|\burl\b|web ?site|address|homepage"),
+    "year_only": re.compile(r"\b(?:which|what|in what) year\b|\byear (?:was|did|is|does)\b"),
     "identifier": re.compile(r"phone|telephone|\btel\b|\bfax\b|\bnumber\b|\bcode\b|\bid\b|zip|postcode"),
     "who": re.compile(r"^\s*who\b|\bwho (?:is|was|led|leads)\b|\bperson\b|\bauthor\b"),
     "expand": re.compile(r"stands? for|abbreviat|acronym|\bmean(?:s|ing)?\b|full (?:name|form)"),
@@ -183,7 +185,10 @@ def pick_date(s: Scorer) -> list[Pick]:
             if d.text.lower() in s.q_dates:
                 continue
             score = base + V.DATE_KIND_SCORE[d.kind] / 8 + prefs.get(d.kind, 0.0)
-            out.append(Pick(d.text, [ln], score, cov, strength, d.kind))
+            text = d.text
+            if s.cue("year_only") and d.kind in ("full_date", "month_year", "quarter"):
+                text = V.year_of(d.text) or d.text  # "Which year ...?" asks for the year, not the day
+            out.append(Pick(text, [ln], score, cov, strength, d.kind))
     return out
 
 
@@ -213,7 +218,8 @@ def pick_entity(s: Scorer) -> list[Pick]:
         for v in V.find_entities(ln.text, {stem(w) for w in skip} | skip):
             n_words = len(v.text.split())
             pref = {"quoted": 0.3, "name": 0.2 + 0.1 * (2 <= n_words <= 4),
-                    "identifier": 0.6 if s.cue("identifier") else -0.3}[v.kind]
+                    "identifier": 0.6 if s.cue("identifier") else -0.3,
+                    "contact": 0.9 if s.cue("contact") else -0.3}[v.kind]
             if v.kind == "name" and s.cue("who") and 2 <= n_words <= 3:
                 pref += 0.3
             out.append(Pick(v.text, [ln], base + pref, cov, strength, v.kind))

@@ -74,6 +74,8 @@ _STARTERS = set(
     "see note figure fig table page source also however after before during while since until jan january feb "
     "february mar march apr april may jun june jul july aug august sep sept september oct october nov november "
     "dec december monday tuesday wednesday thursday friday saturday sunday am pm".split())
+_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL_RE = re.compile(r"(?:https?://|www\.)[^\s,;)]+")
 _ID_RE = re.compile(r"(?<![\w])\+?\(?\d[\d ()./-]{5,}\d(?![\w])")
 _QUOTED_RE = re.compile(r"[\"“”‘’']([^\"“”‘’']{3,120})[\"“”’']")
 _BULLET = r"[•·▪◦●○■□➢►▶✓✔\-\*–—]|\(?\d{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)]"
@@ -132,6 +134,12 @@ def unit_named(unit: str, words: set[str]) -> bool:
     return bool(unit) and bool(set(UNIT_NAMES.get(unit.lower(), (unit.lower(),))) & words)
 
 
+def year_of(date_text: str) -> str | None:
+    """The year a date states ('31st March, 2007' -> '2007'); None when it states none or several."""
+    years = re.findall(rf"\b{_YEAR}\b", date_text)
+    return years[0] if len(years) == 1 else None
+
+
 def find_dates(text: str) -> list[Value]:
     """Dates, most specific first; a span inside a more specific date is not reported again."""
     out: list[Value] = []
@@ -169,8 +177,10 @@ def expand_acronym(text: str, acronym: str) -> Value | None:
 
 
 def find_entities(text: str, skip_words: set[str]) -> list[Value]:
-    """Capitalised name phrases, quoted titles and long number identifiers (phone, codes) in one line."""
-    out = []
+    """Capitalised name phrases, quoted titles, e-mail addresses, URLs and long number identifiers (phone, codes)
+    in one line."""
+    out = [Value(m.group(0).rstrip("."), "contact", m.start(), m.end()) for r in (_EMAIL_RE, _URL_RE)
+           for m in r.finditer(text)]
     for m in _QUOTED_RE.finditer(text):
         out.append(Value(m.group(1).strip(), "quoted", m.start(1), m.end(1)))
     dates = find_dates(text)
@@ -197,7 +207,7 @@ def find_entities(text: str, skip_words: set[str]) -> list[Value]:
 
 def label_value(text: str) -> tuple[str, str] | None:
     """``Label: value`` (or ``Label – value``) lines, common in forms, manuals and tables."""
-    m = re.match(r"^\s*(?P<label>[^:–—]{1,80}?[A-Za-z)])\s*(?::\s|\s[–—-]\s)\s*(?P<value>\S.{0,200})$", text)
+    m = re.match(r"^\s*(?P<label>[^:–—]{1,80}?[A-Za-z0-9)])\s*(?::\s|\s[–—-]\s)\s*(?P<value>\S.{0,200})$", text)
     if not m:
         return None
     return m.group("label"), m.group("value").strip()
