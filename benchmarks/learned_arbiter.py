@@ -1,7 +1,7 @@
 """Learned arbiter on MMLongBench-Doc, split by document: trained on the gold of ~60% of the documents, measured on
 the questions of the others, beside the rules arbiter and RRF on the very same candidate pools.
 
-    python benchmarks/learned_arbiter.py --data ../shared/data [--home DIR] [--kind hgb|logreg] [--train-share 0.6]
+    python benchmarks/learned_arbiter.py --data ../shared/data [--home DIR] [--kind logreg|hgb] [--train-share 0.6]
 
 Pools: ``--home/arbiter_pools.jsonl`` as ``benchmarks/arbiter_dev.py`` caches them (built with it when missing:
 ingest + detection of the 355 questions, slow), or any such file with ``--pools``. The split is a deterministic
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--home", type=Path, default=REPO / ".arbiter" / "bench-arbiter")
     ap.add_argument("--pools", type=Path, help="cached pools (default: HOME/arbiter_pools.jsonl)")
     ap.add_argument("--embedder", default="minilm", help="when building pools: minilm | hash | none")
-    ap.add_argument("--kind", default="hgb", help="hgb | logreg")
+    ap.add_argument("--kind", default="logreg", help="logreg | hgb")
     ap.add_argument("--train-share", type=float, default=0.6)
     ap.add_argument("--profile", default="balanced")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")

@@ -85,7 +85,12 @@ def process_question(ctx: PipelineContext, row: dict[str, Any]) -> str:
         if ctx.stop_after == "retrieval":
             return "arbitrated"
         stage = "generate"
-        answer_question(wh, run_id, question, result, ctx.generator, ctx.settings, ctx.regime)
+        rows = answer_question(wh, run_id, question, result, ctx.generator, ctx.settings, ctx.regime)
+        failed = [r for r in rows if r.get("status") == "failed"]
+        if failed:  # the answer rows hold the error; the question shows it too, and a rerun retries it
+            set_question_status(wh, run_id, qid, "failed",
+                                "generate: " + "; ".join(f"{r['regime']}: {r.get('error')}" for r in failed))
+            return "failed"
         set_question_status(wh, run_id, qid, "answered")
         return "answered"
     except Exception as exc:  # one question's failure never stops the run

@@ -123,6 +123,16 @@ def test_threshold_backfill_redispatches_and_diff_names_the_changes(night):
         assert wh.query("SELECT * FROM answers WHERE run_id = ? ORDER BY question_id, regime", [b["run_id"]]) == answers
 
 
+def test_redetect_backfill_of_an_offline_run_diffs_to_zero(night):
+    source = night["first"]["answer_runs"][0]["run_id"]
+    (b,) = backfill_flow(from_run=source, redetect=True, home=str(night["home"]))["backfills"]
+    assert b["mode"] == "redetect" and b["statuses"] == {"answered": len(QIDS)}
+    assert b["copied"] == {"questions": len(QIDS)} and b["diff"]["changes"] == 0  # same corpus, same code
+    with open_wh(night) as wh:
+        hits = [wh.scalar("SELECT count(*) FROM detector_hits WHERE run_id = ?", [r]) for r in (source, b["run_id"])]
+    assert hits[0] == hits[1] > 0  # detected afresh, not copied
+
+
 def test_batch_api_backfill_sends_one_batch_and_the_rest_live(night, monkeypatch):
     source = night["first"]["answer_runs"][0]["run_id"]
     with FakeOpenAI(default=arbiter_replies) as fake:  # answers batch lines like chat requests; 400 for FAILING

@@ -27,10 +27,13 @@ def prefect_server():
     from prefect.events.worker import EventsWorker
     from prefect.logging.handlers import APILogWorker
     from prefect.server.api.server import SubprocessASGIServer
+    from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
 
     server = SubprocessASGIServer()
     server.start(timeout=240)
-    yield server
+    # flow logs stay on the console: shipping every task's lines to the API would only load the shared 2 cores
+    with temporary_settings(updates={PREFECT_LOGGING_TO_API_ENABLED: False}):
+        yield server
     try:  # flush logs and events before the server goes, as prefect_test_harness does
         APILogWorker.instance().drain()
     except RuntimeError:

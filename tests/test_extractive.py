@@ -7,7 +7,7 @@ import json
 import pytest
 
 from schemas.contracts import AnswerWithEvidence, ParsedQuestion
-from tasks.generate.extractive import ExtractiveProvider, comparison_sides, extract_answer
+from tasks.generate.extractive import ExtractiveProvider, extract_answer
 from tasks.generate.normalise import answer_matches, normalise_value, parse_number, split_items
 from tasks.generate.prompts import (
     PASSAGES_CLOSE,
@@ -18,6 +18,7 @@ from tasks.generate.prompts import (
     build_generation_request,
     resolve_evidence,
 )
+from tasks.generate.values import comparison_sides
 from tasks.llm.base import InvalidOutputError, LLMRequest, TerminalLLMError
 
 DOC_A, DOC_B = "a" * 64, "b" * 64

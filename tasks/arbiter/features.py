@@ -40,7 +40,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "shape_value", "n_values", "value_in_window", "table_row",
     *(f"shape_{s}" for s in SHAPES), *(f"decomp_{d}" for d in DECOMPOSITIONS),
     "snippet_chars", "snippet_lines", "line_span", "page_log", "first_page",
-    "same_page", "page_rrf_share", "pool_size",
+    "same_page", "page_rrf_share", "page_methods", "page_term_union", "page_union_rel", "page_best_window",
+    "pool_size",
 )
 INDEX = {name: i for i, name in enumerate(FEATURE_NAMES)}
 
@@ -230,14 +231,23 @@ def pool_features(question: ParsedQuestion | Mapping[str, Any],
     pages: dict[tuple[str, int], list[int]] = {}
     for i, c in enumerate(cands):
         pages.setdefault((c.doc_id, c.page), []).append(i)
+    # the page is what gold marks: evidence of all the pool's candidates on the same page, together
     total_rrf = sum(rrf) or 1.0
-    same = [0.0] * n
-    share = [0.0] * n
+    same, share, methods, union, best_window = ([0.0] * n for _ in range(5))
     for idx in pages.values():
         page_rrf = sum(rrf[i] for i in idx) / total_rrf
+        page_methods = float(len({d for i in idx for d in cands[i].methods}))
+        page_union = _weighted(query.terms, weights, set().union(*(tok_sets[i] for i in idx)))
+        page_window = max(window[i] for i in idx)
         for i in idx:
-            same[i], share[i] = float(len(idx)), page_rrf
+            same[i], share[i], methods[i], union[i], best_window[i] = (float(len(idx)), page_rrf, page_methods,
+                                                                       page_union, page_window)
     col("same_page", same)
     col("page_rrf_share", share)
+    col("page_methods", methods)
+    col("page_term_union", union)
+    best_union = max(union)
+    col("page_union_rel", [u / best_union if best_union else 0.0 for u in union])
+    col("page_best_window", best_window)
     col("pool_size", [float(n)] * n)
     return PoolFeatures(matrix=m, candidates=cands, n_primary_keywords=n_prim)

@@ -37,11 +37,13 @@ from tasks.llm.base import LLMRequest, ProviderReply
 log = logging.getLogger("arbiter.learned")
 
 POSITIVE_ROLES = ("primary", "supporting")
-MODEL_KINDS = ("hgb", "logreg")
+MODEL_KINDS = ("logreg", "hgb")
 PREFIX = "learned-arbiter-"
 LATEST = "learned-arbiter-latest.json"
-FLOOR_GRID = tuple(round(0.02 * i, 2) for i in range(31))  # 0.00 .. 0.60
-DEFAULT_THRESHOLDS = {"floor": 0.15, "primary": 0.5, "supporting": 0.2, "tangential": 0.05}
+FLOOR_GRID = tuple(round(0.02 * i, 2) for i in range(49))  # 0.00 .. 0.96
+TOP_K = 3  # an answerable question is served when a kept page is in the top 3 (the dispatcher's max_primary)
+# p is on a class-balanced scale (0.5 = as likely kept as not); the floor is re-chosen at training
+DEFAULT_THRESHOLDS = {"floor": 0.5, "primary": 0.85, "supporting": 0.5, "tangential": 0.2}
 TRAIN_COMMAND = "`arbiter train-arbiter --gold QUESTIONS.jsonl` or `arbiter train-arbiter --from-run RUN_ID`"
 
 
@@ -135,18 +137,20 @@ def pools_from_verdicts(rows: Sequence[Mapping[str, Any]]) -> list[LabeledPool]:
 
 # -- training -----------------------------------------------------------------------------------------------------
 def make_estimator(kind: str, seed: int = 0):
-    """A fresh scikit-learn classifier: gradient-boosted trees ('hgb') or a scaled logistic regression."""
-    if kind == "hgb":
-        from sklearn.ensemble import HistGradientBoostingClassifier
-
-        return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15,
-                                              min_samples_leaf=20, l2_regularization=1.0, random_state=seed)
+    """A fresh scikit-learn classifier, class-balanced: a scaled, strongly regularised logistic regression
+    ('logreg', the default: sub-millisecond to score) or gradient-boosted trees ('hgb')."""
     if kind == "logreg":
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-        return make_pipeline(StandardScaler(), LogisticRegression(C=0.5, max_iter=2000))
+        return make_pipeline(StandardScaler(), LogisticRegression(C=0.03, class_weight="balanced", max_iter=3000))
+    if kind == "hgb":
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        return HistGradientBoostingClassifier(max_iter=150, learning_rate=0.05, max_leaf_nodes=15,
+                                              min_samples_leaf=20, l2_regularization=1.0,
+                                              class_weight="balanced", random_state=seed)
     raise ValueError(f"unknown model kind {kind!r}; choose one of {', '.join(MODEL_KINDS)}")
 
 
@@ -161,15 +165,30 @@ def _matrix(pools: Sequence[LabeledPool]) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def _proba(estimator, x: np.ndarray) -> np.ndarray:
-    return estimator.predict_proba(x)[:, 1] if len(x) else np.zeros(0)
+    from threadpoolctl import threadpool_limits
+
+    if not len(x):
+        return np.zeros(0)
+    with threadpool_limits(1):  # a 30-row pool gains nothing from threads; oversubscribed OpenMP costs 100x
+        return estimator.predict_proba(x)[:, 1]
 
 
-def _fit(kind: str, x: np.ndarray, y: np.ndarray, seed: int):
+def _fit(kind: str, x: np.ndarray, y: np.ndarray, seed: int, weight: np.ndarray | None = None):
+    """Fit; ``weight`` (1 / pool size per row) makes every question count once, whatever its pool's size."""
+    from threadpoolctl import threadpool_limits
+
     if len(set(y.tolist())) < 2:
         raise ValueError(f"training needs both kept and discarded candidates; got {len(y)} pairs all labelled "
                          f"{y[0] if len(y) else '-'} (a gold set whose pools never reach a gold page, or a run whose "
                          "arbiter kept nothing?)")
-    return make_estimator(kind, seed).fit(x, y)
+    est = make_estimator(kind, seed)
+    key = f"{est.steps[-1][0]}__sample_weight" if hasattr(est, "steps") else "sample_weight"
+    with threadpool_limits(1):
+        return est.fit(x, y, **({key: weight} if weight is not None else {}))
+
+
+def _pool_weights(idx: np.ndarray) -> np.ndarray:
+    return 1.0 / np.bincount(idx)[idx] if len(idx) else np.zeros(0)
 
 
 def _ranked_pages(p: LabeledPool, probs: np.ndarray) -> list[int]:
@@ -185,14 +204,14 @@ def _ranked_pages(p: LabeledPool, probs: np.ndarray) -> list[int]:
 
 def choose_floor(pools: Sequence[LabeledPool], probs: Sequence[np.ndarray]) -> tuple[float, float]:
     """The not-found floor that maximises decision accuracy over the pools (an answerable question is right when
-    its best candidate is kept and above the floor, an unanswerable one when its best is below); lowest on ties."""
+    a kept page is among its TOP_K best and its best is above the floor, an unanswerable one when its best is below); lowest on ties."""
     best = (-1.0, DEFAULT_THRESHOLDS["floor"])
     for floor in FLOOR_GRID:
         right = 0
         for p, pr in zip(pools, probs):
             top = float(pr.max()) if len(pr) else 0.0
             if p.answerable:
-                right += top >= floor and bool(_ranked_pages(p, pr)[:1] == [1])
+                right += top >= floor and 1 in _ranked_pages(p, pr)[:TOP_K]
             else:
                 right += top < floor
         acc = right / len(pools) if pools else 0.0
@@ -229,7 +248,7 @@ def summarize(pools: Sequence[LabeledPool], probs: Sequence[np.ndarray], floor: 
     }
 
 
-def out_of_fold(pools: Sequence[LabeledPool], kind: str = "hgb", folds: int = 4, seed: int = 0,
+def out_of_fold(pools: Sequence[LabeledPool], kind: str = "logreg", folds: int = 4, seed: int = 0,
                 data: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> list[np.ndarray] | None:
     """Each pool's probabilities from a model fitted without its group (GroupKFold); None with under 2 groups."""
     from sklearn.model_selection import GroupKFold
@@ -244,11 +263,11 @@ def out_of_fold(pools: Sequence[LabeledPool], kind: str = "hgb", folds: int = 4,
         if len(set(y[train].tolist())) < 2:
             out[test] = float(y[train].mean()) if len(train) else 0.0
         else:
-            out[test] = _proba(_fit(kind, x[train], y[train], seed), x[test])
+            out[test] = _proba(_fit(kind, x[train], y[train], seed, _pool_weights(idx)[train]), x[test])
     return [out[idx == i] for i in range(len(pools))]
 
 
-def train_learned_arbiter(pools: Sequence[LabeledPool], *, kind: str = "hgb", source: Mapping[str, Any] | None = None,
+def train_learned_arbiter(pools: Sequence[LabeledPool], *, kind: str = "logreg", source: Mapping[str, Any] | None = None,
                           folds: int = 4, seed: int = 0) -> TrainedArbiter:
     """Fit on every labelled (candidate, decision) pair of ``pools``. Holdout metrics and the not-found floor come
     from out-of-fold predictions (folds by ``group``: no document is in both halves)."""
@@ -256,7 +275,7 @@ def train_learned_arbiter(pools: Sequence[LabeledPool], *, kind: str = "hgb", so
     if not pools:
         raise ValueError("no labelled pools to train on (no question with page gold / verdicts and candidates)")
     data = _matrix(pools)
-    estimator = _fit(kind, data[0], data[1], seed)
+    estimator = _fit(kind, data[0], data[1], seed, _pool_weights(data[2]))
     oof = out_of_fold(pools, kind, folds, seed, data)
     thresholds = dict(DEFAULT_THRESHOLDS)
     holdout: dict[str, Any] = {"method": "none: fewer than 2 groups"}

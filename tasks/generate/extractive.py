@@ -274,22 +274,8 @@ def pick_list(s: Scorer) -> tuple[list[str], list[PLine], float, int]:
     return [i for i, _ in picked], [r for _, r in picked], best_cov, best_strength
 
 
-def comparison_sides(text: str) -> tuple[str, str] | None:
-    """The two things a comparison question contrasts ('A or B', 'A vs B', 'between A and B', 'A compared to B')."""
-    core = re.sub(r"^.*?\?\s*(?=\S)", "", text.strip()) if text.count("?") >= 2 else text
-    for pattern in (r"between (.+?) and (.+?)[?.]*$",
-                    r"(.+?)\s*,?\s+(?:vs\.?|versus|compared (?:to|with))\s+(.+?)[?.]*$",
-                    r"([^,:?]+?)\s*,?\s+or\s+([^?]+?)[?.]*$"):
-        m = re.search(pattern, core, re.I)
-        if m:
-            a, b = (re.sub(r"^(?:the|a|an|is|are|was|were)\s+", "", x.strip(" ,:"), flags=re.I) for x in m.groups())
-            if a and b:
-                return a, b
-    return None
-
-
 def pick_comparison(s: Scorer, n_passages: int) -> tuple[str | None, list[PLine], bool, float, list[str]]:
-    sides = comparison_sides(s.q_text)
+    sides = V.comparison_sides(s.q_text)
     if not sides:
         return None, [], False, 0.0, ["could not tell the two sides of the comparison from the question"]
     found = []
@@ -362,7 +348,7 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         if found and single:
             caveats.append("list read from a single passage; other passages may hold more items")
         return _answer("; ".join(items), lines, found, found and not single, cov, caveats)
-    if shape == "comparison" or (shape in ("entity", "text", "boolean") and comparison_sides(s.q_text)
+    if shape == "comparison" or (shape in ("entity", "text", "boolean") and V.comparison_sides(s.q_text)
                                  and s.cue("max") != s.cue("min")):
         value, lines, complete, cov, caveats = pick_comparison(s, len(passages))
         return _answer(value, lines, value is not None, complete, cov, caveats)

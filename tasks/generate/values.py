@@ -237,3 +237,17 @@ def inline_items(text: str) -> list[str]:
 
 def says_no(text: str) -> bool:
     return bool(NEGATION_RE.search(text))
+
+
+def comparison_sides(text: str) -> tuple[str, str] | None:
+    """The two things a comparison question contrasts ('A or B', 'A vs B', 'between A and B', 'A compared to B')."""
+    core = re.sub(r"^.*?\?\s*(?=\S)", "", text.strip()) if text.count("?") >= 2 else text
+    for pattern in (r"between (.+?) and (.+?)[?.]*$",
+                    r"(.+?)\s*,?\s+(?:vs\.?|versus|compared (?:to|with))\s+(.+?)[?.]*$",
+                    r"([^,:?]+?)\s*,?\s+or\s+([^?]+?)[?.]*$"):
+        m = re.search(pattern, core, re.I)
+        if m:
+            a, b = (re.sub(r"^(?:the|a|an|is|are|was|were)\s+", "", x.strip(" ,:"), flags=re.I) for x in m.groups())
+            if a and b:
+                return a, b
+    return None
