@@ -34,18 +34,20 @@ TEXT_SOURCES = ("Pure-text", "Table", "Layout")
 _ROLE = {"primary": 0, "supporting": 1, "tangential": 2, "discarded": 3}
 
 
-def in_train(doc: str, share: float) -> bool:
-    """Deterministic document split: the first 8 hex digits of sha256(doc path) as a fraction of 2**32."""
-    return int(hashlib.sha256(doc.encode()).hexdigest()[:8], 16) / 2 ** 32 < share
+def in_train(doc: str, share: float, split: int = 0) -> bool:
+    """Deterministic document split: the first 8 hex digits of sha256('<split>:<doc path>') as a fraction of 2**32
+    (split 0 hashes the bare path)."""
+    key = doc if split == 0 else f"{split}:{doc}"
+    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 2 ** 32 < share
 
 
-def load_pools(pools_path: Path, questions_path: Path, share: float):
+def load_pools(pools_path: Path, questions_path: Path, share: float, split: int = 0):
     from schemas.contracts import CandidateBrief, ParsedQuestion
     from tasks.arbiter.learned import LabeledPool
 
     docs = {str(json.loads(ln)["qid"]): json.loads(ln)["doc"]
             for ln in questions_path.read_text(encoding="utf-8").splitlines() if ln.strip()}
-    split: dict[str, list] = {"train": [], "test": []}
+    out: dict[str, list] = {"train": [], "test": []}
     for line in pools_path.read_text(encoding="utf-8").splitlines():
         rec = json.loads(line)
         if rec["gold"] is None:
@@ -58,8 +60,8 @@ def load_pools(pools_path: Path, questions_path: Path, share: float):
         sources = rec["labels"].get("evidence_sources") or []
         pool.kind = "unanswerable" if not gold else (  # type: ignore[attr-defined]
             "text" if any(s in src for src in sources for s in TEXT_SOURCES) else "figure_only")
-        split["train" if in_train(doc, share) else "test"].append(pool)
-    return split
+        out["train" if in_train(doc, share, split) else "test"].append(pool)
+    return out
 
 
 def dedupe(pages):
@@ -148,11 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kind", default="logreg", help="logreg | hgb")
     ap.add_argument("--train-share", type=float, default=0.6)
     ap.add_argument("--profile", default="balanced")
+    ap.add_argument("--splits", type=int, default=1, help="repeat on N different document splits (0..N-1)")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     args = ap.parse_args(argv)
     offline_environment()
-    from tasks.arbiter.learned import LearnedArbiterProvider, save_artifact, train_learned_arbiter
-
     pools_path = args.pools or args.home / "arbiter_pools.jsonl"
     if not pools_path.exists():
         from benchmarks.arbiter_dev import build_pools
@@ -162,27 +163,52 @@ def main(argv: list[str] | None = None) -> int:
         build_pools(args.data, Settings(home=args.home, embedder={"kind": args.embedder if embeddings else "minilm"}),
                     pools_path, embeddings)
     questions = args.data / "mmlongbench" / "questions.jsonl"
-    split = load_pools(pools_path, questions, args.train_share)
+    reports = [run_split(pools_path, questions, args, i) for i in range(args.splits)]
+    if args.splits > 1:
+        print_means(reports)
+    if args.json:
+        args.json.write_text(json.dumps(reports if args.splits > 1 else reports[0], indent=2))
+    return 0
+
+
+def run_split(pools_path: Path, questions: Path, args, index: int) -> dict:
+    from tasks.arbiter.learned import LearnedArbiterProvider, save_artifact, train_learned_arbiter
+
+    split = load_pools(pools_path, questions, args.train_share, index)
+    assert not {p.group for p in split["train"]} & {p.group for p in split["test"]}
     t0 = time.perf_counter()
     trained = train_learned_arbiter(split["train"], kind=args.kind, source={
-        "benchmark": "learned_arbiter", "pools": str(pools_path), "train_share": args.train_share})
+        "benchmark": "learned_arbiter", "pools": str(pools_path), "train_share": args.train_share, "split": index})
     train_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as models:
         meta = save_artifact(trained, Path(models))
         provider = LearnedArbiterProvider.load(Path(models))
     report = {
-        "model": provider.model, "kind": args.kind, "floor": provider.thresholds["floor"], "profile": args.profile,
-        "train_seconds": round(train_s, 1), "train_holdout": meta["holdout"],
+        "split": index, "model": provider.model, "kind": args.kind, "floor": provider.thresholds["floor"],
+        "profile": args.profile, "train_seconds": round(train_s, 1), "train_holdout": meta["holdout"],
         "train": {"questions": len(split["train"]), "documents": len({p.group for p in split["train"]}),
                   "pairs": meta["pairs"]},
         "test": {"questions": len(split["test"]), "documents": len({p.group for p in split["test"]})},
         "figures": evaluate(split["test"], provider, args.profile),
     }
-    assert not {p.group for p in split["train"]} & {p.group for p in split["test"]}
+    print(f"== split {index}")
     print_report(report)
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2))
-    return 0
+    return report
+
+
+MEAN_COLS = ("learned@1", "learned_rank@1", "rules@1", "rules_rank@1", "rrf@1", "learned@5", "learned_rank@5",
+             "rules@5", "rules_rank@5", "rrf@5")
+
+
+def print_means(reports: list[dict]) -> None:
+    print(f"== mean over {len(reports)} document splits (test groups 'all', answerable questions)")
+    for col in MEAN_COLS:
+        xs = [r["figures"]["groups"]["all"][col] for r in reports]
+        print(f"{col:<16} mean {statistics.fmean(xs):.3f}  per split {xs}")
+    for name in ("learned", "rules"):
+        for k in ("precision", "recall"):
+            xs = [r["figures"]["not_found"][name][k] for r in reports if r["figures"]["not_found"][name][k] is not None]
+            print(f"not found {name} {k:<9} mean {statistics.fmean(xs):.3f}  per split {xs}")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from prefect.context import FlowRunContext
 from prefect.futures import as_completed
 
 from schemas.contracts import CandidateBrief
-from schemas.settings import Settings, get_settings
+from schemas.settings import DispatchProfile, Settings, get_settings
 from tasks.diff import diff_runs
 from tasks.pipeline import PipelineContext, parsed_question, process_question
 from tasks.providers import make_clients
@@ -195,7 +195,11 @@ def backfill_into(wh: Warehouse, source_run_id: str, settings: Settings, *, arbi
                             "pass --arbiter openai or --mode rearbitrate")
     s = backfill_settings(settings, src_cfg, source_run_id, arbiter=arbiter, generator=generator, model=model)
     profile = profile or src_cfg.get("profile") or s.dispatch_profile
-    overrides = {**s.dispatch.overrides(), **(thresholds or {})} or None
+    unknown = sorted(set(thresholds or {}) - set(DispatchProfile.model_fields))
+    if unknown:
+        raise BackfillError(f"unknown threshold(s) {unknown}; valid: {', '.join(DispatchProfile.model_fields)}")
+    s.dispatch = s.dispatch.model_copy(update=thresholds or {})  # also what a redetect's pipeline reads
+    overrides = s.dispatch.overrides() or None
     regime = regime or src_cfg.get("regime") or "auto"
     config = {"source_run_id": source_run_id, "mode": mode, "arbiter": s.arbiter.provider,
               "generator": s.generate.provider, "model": s.llm.model, "profile": profile, "overrides": overrides,

@@ -48,6 +48,8 @@ class Spend(BaseModel):
     output_tokens_b: int = 0
     cost_usd_a: float | None = None
     cost_usd_b: float | None = None
+    reference_cost_usd_a: float = 0.0
+    reference_cost_usd_b: float = 0.0
 
     @property
     def input_delta(self) -> int:
@@ -72,7 +74,9 @@ class Spend(BaseModel):
                      output_tokens_a=self.output_tokens_a + other.output_tokens_a,
                      output_tokens_b=self.output_tokens_b + other.output_tokens_b,
                      cost_usd_a=plus(self.cost_usd_a, other.cost_usd_a),
-                     cost_usd_b=plus(self.cost_usd_b, other.cost_usd_b))
+                     cost_usd_b=plus(self.cost_usd_b, other.cost_usd_b),
+                     reference_cost_usd_a=self.reference_cost_usd_a + other.reference_cost_usd_a,
+                     reference_cost_usd_b=self.reference_cost_usd_b + other.reference_cost_usd_b)
 
     def deltas(self) -> dict[str, Any]:
         return {"input_tokens": self.input_delta, "output_tokens": self.output_delta, "cost_usd": self.cost_delta}
@@ -176,7 +180,9 @@ def diff_runs(wh: Warehouse, run_a: str, run_b: str) -> RunDiff:
             input_tokens_a=row["input_tokens_a"] or 0, input_tokens_b=row["input_tokens_b"] or 0,
             output_tokens_a=row["output_tokens_a"] or 0, output_tokens_b=row["output_tokens_b"] or 0,
             cost_usd_a=row["cost_usd_a"] if row["attempts_a"] else 0.0,
-            cost_usd_b=row["cost_usd_b"] if row["attempts_b"] else 0.0))
+            cost_usd_b=row["cost_usd_b"] if row["attempts_b"] else 0.0,
+            reference_cost_usd_a=row["reference_cost_usd_a"] or 0.0,
+            reference_cost_usd_b=row["reference_cost_usd_b"] or 0.0))
     questions = [by_q[k] for k in sorted(by_q)]
     summary = summarise(questions)
     shown = [d for d in questions if d.changed or d.spend.input_delta or d.spend.output_delta]
@@ -238,7 +244,8 @@ def format_diff(d: RunDiff) -> str:
         f"  tokens: input {sp['input_tokens_a']:,} -> {sp['input_tokens_b']:,} "
         f"({_signed(sp['delta']['input_tokens'])}),"
         f" output {sp['output_tokens_a']:,} -> {sp['output_tokens_b']:,} ({_signed(sp['delta']['output_tokens'])});"
-        f" cost {_money(sp['cost_usd_a'])} -> {_money(sp['cost_usd_b'])}",
+        f" cost {_money(sp['cost_usd_a'])} -> {_money(sp['cost_usd_b'])}"
+        f" (at reference prices {_money(sp['reference_cost_usd_a'])} -> {_money(sp['reference_cost_usd_b'])})",
     ]
     for q in d.questions:
         lines.append("")

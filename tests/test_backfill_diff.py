@@ -18,8 +18,8 @@ from flows.cli_ops import diff_cmd, parse_thresholds
 from flows.nightly import load_config, nightly_flow
 from tasks.diff import diff_runs, format_diff
 from tasks.sample_corpus import generate_sample_corpus
-from tests.fake_openai import FakeOpenAI
-from tests.test_crash_resume import FAILING, arbiter_replies, prefect_server, question_subset  # noqa: F401
+from fake_openai import FakeOpenAI
+from test_crash_resume import FAILING, arbiter_replies, prefect_server, question_subset  # noqa: F401
 from warehouse.db import Warehouse
 from warehouse.runs import start_run
 
@@ -158,6 +158,8 @@ def test_batch_api_backfill_sends_one_batch_and_the_rest_live(night, monkeypatch
                          [b["run_id"], FAILING]) == "failed"
     with pytest.raises(BackfillError, match="rearbitrate"):
         backfill_flow(from_run=source, batch_api=True, home=str(night["home"]))
+    with pytest.raises(BackfillError, match="unknown threshold"):
+        backfill_flow(from_run=source, thresholds={"min_relevence": 0.5}, home=str(night["home"]))
 
 
 def _diff_app() -> typer.Typer:

@@ -14,34 +14,12 @@ from distributed import LocalCluster  # noqa: E402
 from prefect_dask import DaskTaskRunner  # noqa: E402
 
 from flows.ingest import ingest_flow  # noqa: E402
+from test_crash_resume import prefect_server  # noqa: E402,F401  (the shared session fixture)
 from tasks.sample_corpus import generate_sample_corpus  # noqa: E402
 from warehouse import corpus  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
 
 CLUSTER_KWARGS = {"processes": False, "n_workers": 1, "threads_per_worker": 2}
-
-
-@pytest.fixture(scope="session")
-def prefect_server():
-    """The process-wide ephemeral Prefect server: in-process flows use it, subprocesses get its URL."""
-    from prefect.events.worker import EventsWorker
-    from prefect.logging.handlers import APILogWorker
-    from prefect.server.api.server import SubprocessASGIServer
-    from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
-
-    server = SubprocessASGIServer()
-    server.start(timeout=240)
-    # flow logs stay on the console: shipping every task's lines to the API would only load the shared 2 cores
-    with temporary_settings(updates={PREFECT_LOGGING_TO_API_ENABLED: False}):
-        yield server
-    try:  # flush logs and events before the server goes, as prefect_test_harness does
-        APILogWorker.instance().drain()
-    except RuntimeError:
-        pass
-    EventsWorker.drain_all()
-    server.stop()
-
-
 CLUSTERS: list[LocalCluster] = []
 
 

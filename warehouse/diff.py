@@ -76,17 +76,20 @@ def answer_pairs(wh: Warehouse, run_a: str, run_b: str) -> list[dict[str, Any]]:
 
 
 def spend_pairs(wh: Warehouse, run_a: str, run_b: str) -> list[dict[str, Any]]:
-    """Per question and stage: attempts, input/output tokens and cost (NULL when a model is unpriced) per run."""
+    """Per question and stage: attempts, input/output tokens, cost (NULL when a model is unpriced) and reference
+    cost (the same tokens at the ``reference`` price row: what offline providers' calls would cost) per run."""
     flush_calls(wh)
     return wh.query(
         "WITH s AS (SELECT run_id, question_id, stage, count(*) AS attempts, "
         "sum(coalesce(input_tokens, 0)) AS input_tokens, sum(coalesce(output_tokens, 0)) AS output_tokens, "
-        "CASE WHEN count(*) FILTER (WHERE cost_usd IS NULL) = 0 THEN sum(cost_usd) END AS cost_usd "
+        "CASE WHEN count(*) FILTER (WHERE cost_usd IS NULL) = 0 THEN sum(cost_usd) END AS cost_usd, "
+        "sum(coalesce(reference_cost_usd, 0)) AS reference_cost_usd "
         "FROM llm_call_costs WHERE run_id IN (?, ?) AND question_id IS NOT NULL GROUP BY ALL) "
         "SELECT coalesce(a.question_id, b.question_id) AS question_id, coalesce(a.stage, b.stage) AS stage, "
         "a.attempts AS attempts_a, b.attempts AS attempts_b, a.input_tokens AS input_tokens_a, "
         "b.input_tokens AS input_tokens_b, a.output_tokens AS output_tokens_a, b.output_tokens AS output_tokens_b, "
-        "a.cost_usd AS cost_usd_a, b.cost_usd AS cost_usd_b "
+        "a.cost_usd AS cost_usd_a, b.cost_usd AS cost_usd_b, "
+        "a.reference_cost_usd AS reference_cost_usd_a, b.reference_cost_usd AS reference_cost_usd_b "
         "FROM (SELECT * FROM s WHERE run_id = ?) a FULL OUTER JOIN (SELECT * FROM s WHERE run_id = ?) b "
         "ON a.question_id = b.question_id AND a.stage = b.stage ORDER BY 1, 2", [run_a, run_b, run_a, run_b])
 

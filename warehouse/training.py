@@ -2,7 +2,8 @@
 the question's gold (``pool_rows``) or the verdicts an arbiter gave them (``verdict_rows``).
 
 Rows come one per pooled candidate (``in_pool``: what the arbiter saw), questions in load order, candidates in RRF
-order; ``ranks``/``raw_scores`` decoded. ``doc_ids`` are the doc ids of the question's own documents (None when the
+order; ``ranks``/``raw_scores`` decoded, NULL texts and lists as empty ones (the fields of CandidateBrief and
+ParsedQuestion are all there). ``doc_ids`` are the doc ids of the question's own documents (None when the
 question is unscoped), for matching gold pages to the right document.
 """
 
@@ -15,10 +16,12 @@ from warehouse.db import Warehouse
 from warehouse.llm_log import flush_calls
 
 _COLUMNS = """
-    c.question_id, c.candidate_id, c.doc_id, c.page, c.line_start, c.line_end, c.section_id, c.section, c.methods,
-    c.ranks, c.raw_scores, c.matched_keywords, c.snippet, c.rrf_score, c.rrf_rank,
-    q.text, q.keywords_primary, q.keywords_secondary, q.answer_shape, q.decomposition, q.intent, q.parser,
-    q.docs, q.gold_pages,
+    c.question_id, c.candidate_id, c.doc_id, c.page, c.line_start, c.line_end, c.section_id,
+    coalesce(c.section, '') AS section, coalesce(c.methods, []::VARCHAR[]) AS methods, c.ranks, c.raw_scores,
+    coalesce(c.matched_keywords, []::VARCHAR[]) AS matched_keywords, coalesce(c.snippet, '') AS snippet,
+    c.rrf_score, c.rrf_rank, q.text, coalesce(q.keywords_primary, []::VARCHAR[]) AS keywords_primary,
+    coalesce(q.keywords_secondary, []::VARCHAR[]) AS keywords_secondary, q.answer_shape, q.decomposition,
+    coalesce(q.intent, '') AS intent, coalesce(q.parser, '') AS parser, q.docs, q.gold_pages,
     (SELECT list(d.doc_id ORDER BY d.doc_id) FROM documents d
      WHERE list_contains(q.docs, d.path) AND d.status = 'ok') AS doc_ids"""
 

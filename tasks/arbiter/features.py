@@ -57,6 +57,19 @@ class PoolFeatures:
     def value(self, row: int, name: str) -> float:
         return float(self.matrix[row, INDEX[name]])
 
+    def describe(self, row: int) -> str:
+        """The evidence of one row in words, for a verdict's reason: 'bm25 rank 1, toc match, 3/4 keywords'."""
+        bits = [f"{label} rank {int(self.value(row, f'{det}_rank'))}" for det, label in
+                (("keywords", "bm25"), ("embeddings", "embedding"), ("toc", "toc")) if self.value(row, f"{det}_seen")]
+        if self.value(row, "toc_title_match"):
+            bits.append("toc match")
+        if self.n_primary_keywords:
+            found = round(self.value(row, "kw_primary_share") * self.n_primary_keywords)
+            bits.append(f"{found}/{self.n_primary_keywords} keywords")
+        if self.value(row, "value_in_window"):
+            bits.append("a value of the asked shape near them")
+        return ", ".join(bits) or "no detector evidence"
+
 
 def as_question(question: ParsedQuestion | Mapping[str, Any]) -> ParsedQuestion:
     return question if isinstance(question, ParsedQuestion) else ParsedQuestion.model_validate(question)

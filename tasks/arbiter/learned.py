@@ -1,20 +1,20 @@
 """The learned arbiter: a small local scikit-learn model trained on logged (candidate, decision) pairs (seed 001:
 "train the arbiter on your own data ... runs in milliseconds"), behind the same Provider interface as the others.
 
-Labels come either from gold pages (a pooled candidate on a gold page of its question's document is a keep, every
-other one a discard; an unanswerable question's pool is all discards) or from the verdicts some arbiter logged in a
-run (primary/supporting = keep, unless that call said not_found). Features: :mod:`tasks.arbiter.features`.
+Labels: gold pages (a pooled candidate on a gold page of its question's document is a keep, any other a discard; an
+unanswerable question's pool is all discards) or the verdicts an arbiter logged in a run (primary/supporting = keep,
+unless that call said not_found). Features: :mod:`tasks.arbiter.features`. Model: a class-balanced classifier
+(logistic regression by default), each question weighted once, so p is on a balanced scale (0.5 = as likely kept as
+not). Artifacts: ``<home>/models/learned-arbiter-<n>.joblib`` + JSON metadata (source, counts, feature names, sklearn
+version, sha256, out-of-fold holdout metrics, thresholds) + ``learned-arbiter-latest.json``. Loading checks the hash
+and the feature names; joblib is a pickle, so load only artifacts this warehouse wrote.
 
-Artifacts are versioned in the warehouse home: ``models/learned-arbiter-<n>.joblib`` (the estimator), its JSON
-metadata (source, counts, feature names, sklearn version, sha256 of the file, cross-validated holdout metrics,
-thresholds) and ``models/learned-arbiter-latest.json`` pointing at the newest. Loading checks the hash and the
-feature names. The joblib file is a pickle: load only artifacts this warehouse wrote.
-
-Decisions: candidates by predicted probability p; not_found when the best p is under ``floor`` (chosen on the
-training data's out-of-fold predictions); otherwise the best is primary, others primary / supporting / tangential /
-discarded by p. relevance = p, so the dispatcher's thresholds read a probability. The model judges candidates one
-by one against their pool; it does not look for contradictions (``contradicts`` stays empty).
-"""
+Decisions: not_found when the best p is under ``floor`` (chosen on out-of-fold predictions). relevance is p mapped,
+monotone and piecewise linear, so that the floor lands on the balanced profile's min_relevance (0.6): the dispatcher
+then agrees with the model's not-found line (a floor of 0.5 against a min_relevance of 0.6 would silently turn found
+questions into not found), and strict / lenient profiles ask for more / less than the floor. The best candidate is
+primary (unless not found), the rest primary / supporting / tangential / discarded by relevance; reasons quote p;
+no contradiction search (``contradicts`` stays empty)."""
 
 from __future__ import annotations
 
@@ -29,9 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 from schemas.contracts import ArbiterOutput, CandidateBrief, CandidateVerdict, ParsedQuestion
-from tasks.arbiter.features import FEATURE_NAMES, PoolFeatures, as_question, pool_features
+from schemas.settings import DISPATCH_PROFILES
+from tasks.arbiter.features import FEATURE_NAMES, as_question, pool_features
 from tasks.llm.base import LLMRequest, ProviderReply
 
 log = logging.getLogger("arbiter.learned")
@@ -42,8 +44,9 @@ PREFIX = "learned-arbiter-"
 LATEST = "learned-arbiter-latest.json"
 FLOOR_GRID = tuple(round(0.02 * i, 2) for i in range(49))  # 0.00 .. 0.96
 TOP_K = 3  # an answerable question is served when a kept page is in the top 3 (the dispatcher's max_primary)
-# p is on a class-balanced scale (0.5 = as likely kept as not); the floor is re-chosen at training
-DEFAULT_THRESHOLDS = {"floor": 0.5, "primary": 0.85, "supporting": 0.5, "tangential": 0.2}
+# floor: on p's class-balanced scale, re-chosen at training; the others: on the relevance scale (floor -> ANCHOR)
+DEFAULT_THRESHOLDS = {"floor": 0.5, "primary": 0.85, "supporting": 0.45, "tangential": 0.2}
+ANCHOR = DISPATCH_PROFILES["balanced"].min_relevance
 TRAIN_COMMAND = "`arbiter train-arbiter --gold QUESTIONS.jsonl` or `arbiter train-arbiter --from-run RUN_ID`"
 
 
@@ -77,27 +80,19 @@ class TrainedArbiter:
 
 
 # -- labelled pools from warehouse rows (warehouse.training) ------------------------------------------------------
-def _by_question(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+def _by_question(rows: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
     out: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
         out.setdefault(r["question_id"], []).append(r)
-    return out
+    return list(out.values())
 
 
 def _question(r: Mapping[str, Any]) -> ParsedQuestion:
-    return ParsedQuestion(question_id=r["question_id"], text=r["text"],
-                          keywords_primary=list(r["keywords_primary"] or []),
-                          keywords_secondary=list(r["keywords_secondary"] or []), answer_shape=r["answer_shape"],
-                          decomposition=r["decomposition"], intent=r["intent"] or "", parser=r["parser"] or "")
+    return ParsedQuestion.model_validate({k: r[k] for k in ParsedQuestion.model_fields})
 
 
 def _candidate(r: Mapping[str, Any]) -> CandidateBrief:
-    return CandidateBrief(question_id=r["question_id"], candidate_id=r["candidate_id"], doc_id=r["doc_id"],
-                          page=r["page"], line_start=r["line_start"], line_end=r["line_end"],
-                          section_id=r["section_id"], section=r["section"] or "", methods=list(r["methods"] or []),
-                          ranks=dict(r["ranks"]), raw_scores=dict(r["raw_scores"]),
-                          matched_keywords=list(r["matched_keywords"] or []), snippet=r["snippet"] or "",
-                          rrf_score=r["rrf_score"])
+    return CandidateBrief.model_validate({k: r[k] for k in CandidateBrief.model_fields})
 
 
 def _group(r: Mapping[str, Any]) -> str:
@@ -109,8 +104,8 @@ def pools_from_gold(rows: Sequence[Mapping[str, Any]],
     """Label pooled candidates by gold pages: ``gold`` (qid -> pages, e.g. from a question file) or the rows' own
     ``gold_pages``. Questions without page gold (None) are left out; [] marks an unanswerable question."""
     pools = []
-    for qid, rs in _by_question(rows).items():
-        pages = gold.get(qid) if gold is not None else rs[0]["gold_pages"]
+    for rs in _by_question(rows):
+        pages = gold.get(rs[0]["question_id"]) if gold is not None else rs[0]["gold_pages"]
         if pages is None:
             continue
         docs = set(rs[0]["doc_ids"]) if rs[0].get("doc_ids") else None
@@ -124,13 +119,9 @@ def pools_from_verdicts(rows: Sequence[Mapping[str, Any]]) -> list[LabeledPool]:
     """Label candidates by a logged arbiter's verdicts: primary/supporting = 1, unless its call said not_found.
     Verdicts flagged by validation (missing from the arbiter's reply) are no decision and are left out."""
     pools = []
-    for _, rs in _by_question(rows).items():
-        kept = [r for r in rs if not r["flagged"]]
-        if not kept:
-            continue
-        said_nf = bool(kept[0].get("arbiter_not_found"))
-        labels = [int(r["role"] in POSITIVE_ROLES and not said_nf) for r in kept]
-        pools.append(LabeledPool(_question(kept[0]), [_candidate(r) for r in kept], labels, _group(kept[0]),
+    for rs in _by_question([r for r in rows if not r["flagged"]]):
+        labels = [int(r["role"] in POSITIVE_ROLES and not r.get("arbiter_not_found")) for r in rs]
+        pools.append(LabeledPool(_question(rs[0]), [_candidate(r) for r in rs], labels, _group(rs[0]),
                                  answerable=any(labels)))
     return pools
 
@@ -156,31 +147,27 @@ def make_estimator(kind: str, seed: int = 0):
 
 def _matrix(pools: Sequence[LabeledPool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Stacked features, labels, and the pool index of every row."""
-    mats = [pool_features(p.question, p.candidates).matrix for p in pools]
-    width = len(FEATURE_NAMES)
-    x = np.vstack(mats) if mats else np.zeros((0, width))
+    x = np.vstack([pool_features(p.question, p.candidates).matrix for p in pools]
+                  or [np.zeros((0, len(FEATURE_NAMES)))])
     y = np.array([lab for p in pools for lab in p.labels], dtype=int)
     idx = np.array([i for i, p in enumerate(pools) for _ in p.labels], dtype=int)
     return x, y, idx
 
 
 def _proba(estimator, x: np.ndarray) -> np.ndarray:
-    from threadpoolctl import threadpool_limits
-
     if not len(x):
         return np.zeros(0)
-    with threadpool_limits(1):  # a 30-row pool gains nothing from threads; oversubscribed OpenMP costs 100x
+    if hasattr(estimator, "steps"):  # the linear pipeline: no threads to tame, and taming them costs milliseconds
+        return estimator.predict_proba(x)[:, 1]
+    with threadpool_limits(1):  # trees: a 30-row pool gains nothing from OpenMP threads; oversubscribed, 100x slower
         return estimator.predict_proba(x)[:, 1]
 
 
 def _fit(kind: str, x: np.ndarray, y: np.ndarray, seed: int, weight: np.ndarray | None = None):
     """Fit; ``weight`` (1 / pool size per row) makes every question count once, whatever its pool's size."""
-    from threadpoolctl import threadpool_limits
-
     if len(set(y.tolist())) < 2:
-        raise ValueError(f"training needs both kept and discarded candidates; got {len(y)} pairs all labelled "
-                         f"{y[0] if len(y) else '-'} (a gold set whose pools never reach a gold page, or a run whose "
-                         "arbiter kept nothing?)")
+        raise ValueError(f"training needs both kept and discarded candidates; all {len(y)} pairs have one label (gold "
+                         "pages that no pool reaches, or an arbiter that kept nothing?)")
     est = make_estimator(kind, seed)
     key = f"{est.steps[-1][0]}__sample_weight" if hasattr(est, "steps") else "sample_weight"
     with threadpool_limits(1):
@@ -196,27 +183,22 @@ def _ranked_pages(p: LabeledPool, probs: np.ndarray) -> list[int]:
     order = sorted(range(len(p.candidates)), key=lambda i: (-probs[i], -p.candidates[i].rrf_score))
     seen: dict[tuple[str, int], int] = {}
     for i in order:
-        c = p.candidates[i]
-        seen.setdefault((c.doc_id, c.page), 0)
-        seen[(c.doc_id, c.page)] |= p.labels[i]
+        key = (p.candidates[i].doc_id, p.candidates[i].page)
+        seen[key] = seen.get(key, 0) | p.labels[i]
     return list(seen.values())
 
 
 def choose_floor(pools: Sequence[LabeledPool], probs: Sequence[np.ndarray]) -> tuple[float, float]:
-    """The not-found floor that maximises decision accuracy over the pools (an answerable question is right when
-    a kept page is among its TOP_K best and its best is above the floor, an unanswerable one when its best is below); lowest on ties."""
+    """The not-found floor that maximises decision accuracy over the pools (an answerable question is right when a
+    kept page is among its TOP_K best and its best p reaches the floor, an unanswerable one when its best p is
+    below); the lowest such floor on ties. Returns (floor, accuracy)."""
+    tops = [float(pr.max()) if len(pr) else 0.0 for pr in probs]
+    served = [p.answerable and 1 in _ranked_pages(p, pr)[:TOP_K] for p, pr in zip(pools, probs)]
     best = (-1.0, DEFAULT_THRESHOLDS["floor"])
     for floor in FLOOR_GRID:
-        right = 0
-        for p, pr in zip(pools, probs):
-            top = float(pr.max()) if len(pr) else 0.0
-            if p.answerable:
-                right += top >= floor and 1 in _ranked_pages(p, pr)[:TOP_K]
-            else:
-                right += top < floor
-        acc = right / len(pools) if pools else 0.0
-        if acc > best[0]:
-            best = (acc, floor)
+        right = sum((top >= floor and ok) if p.answerable else top < floor for p, top, ok in zip(pools, tops, served))
+        if right / max(1, len(pools)) > best[0]:
+            best = (right / max(1, len(pools)), floor)
     return best[1], round(best[0], 4)
 
 
@@ -267,8 +249,8 @@ def out_of_fold(pools: Sequence[LabeledPool], kind: str = "logreg", folds: int =
     return [out[idx == i] for i in range(len(pools))]
 
 
-def train_learned_arbiter(pools: Sequence[LabeledPool], *, kind: str = "logreg", source: Mapping[str, Any] | None = None,
-                          folds: int = 4, seed: int = 0) -> TrainedArbiter:
+def train_learned_arbiter(pools: Sequence[LabeledPool], *, kind: str = "logreg",
+                          source: Mapping[str, Any] | None = None, folds: int = 4, seed: int = 0) -> TrainedArbiter:
     """Fit on every labelled (candidate, decision) pair of ``pools``. Holdout metrics and the not-found floor come
     from out-of-fold predictions (folds by ``group``: no document is in both halves)."""
     make_estimator(kind)  # an unknown kind fails before any work
@@ -294,15 +276,9 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _write_json(path: Path, obj: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str), encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def versions(models_dir: Path) -> list[int]:
-    return sorted(int(p.stem[len(PREFIX):]) for p in Path(models_dir).glob(f"{PREFIX}*.joblib")
-                  if p.stem[len(PREFIX):].isdigit())
+def _write_json(path: Path, obj: Any) -> None:  # atomic: a reader sees the old file or the new one
+    path.with_suffix(".tmp").write_text(json.dumps(obj, indent=2, sort_keys=True, default=str), encoding="utf-8")
+    os.replace(path.with_suffix(".tmp"), path)
 
 
 def save_artifact(trained: TrainedArbiter, models_dir: Path) -> dict[str, Any]:
@@ -312,7 +288,8 @@ def save_artifact(trained: TrainedArbiter, models_dir: Path) -> dict[str, Any]:
 
     models_dir = Path(models_dir)
     models_dir.mkdir(parents=True, exist_ok=True)
-    version = (versions(models_dir) or [0])[-1] + 1
+    version = 1 + max([int(p.stem[len(PREFIX):]) for p in models_dir.glob(f"{PREFIX}*.joblib")
+                       if p.stem[len(PREFIX):].isdigit()] or [0])
     while True:
         path = models_dir / f"{PREFIX}{version}.joblib"
         try:
@@ -363,6 +340,12 @@ def load_artifact(models_dir: Path, version: int | None = None) -> tuple[Any, di
 
 
 # -- the provider -------------------------------------------------------------------------------------------------
+def relevance(p: float, floor: float) -> float:
+    """p mapped onto [0, 1] with ``floor`` -> ANCHOR, linear on either side (monotone: the ranking is p's)."""
+    p = min(1.0, max(0.0, p))
+    return ANCHOR * p / floor if p < floor else ANCHOR + (1.0 - ANCHOR) * (p - floor) / max(1e-9, 1.0 - floor)
+
+
 class LearnedArbiterProvider:
     """Provider protocol: scores ``request.payload``'s pool with the local model; no network."""
 
@@ -379,54 +362,33 @@ class LearnedArbiterProvider:
     def load(cls, models_dir: Path, version: int | None = None) -> "LearnedArbiterProvider":
         return cls(*load_artifact(models_dir, version))
 
-    def score(self, question, candidates) -> tuple[np.ndarray, PoolFeatures]:
-        feats = pool_features(question, candidates)
-        return _proba(self.estimator, feats.matrix), feats
-
     def arbitrate(self, question: ParsedQuestion | Mapping[str, Any],
                   candidates: Sequence[CandidateBrief | Mapping[str, Any]]) -> ArbiterOutput:
         q = as_question(question)
         if not candidates:
             return ArbiterOutput(verdicts=[], not_found=True, not_found_reason="no candidate was proposed")
-        probs, feats = self.score(q, candidates)
+        feats = pool_features(q, candidates)
+        probs = _proba(self.estimator, feats.matrix)
         t = self.thresholds
         order = sorted(range(len(probs)), key=lambda i: (-probs[i], -feats.candidates[i].rrf_score))
         best = float(probs[order[0]])
         not_found = best < t["floor"]
+        rel = [round(relevance(float(p), t["floor"]), 3) for p in probs]
         roles: dict[int, str] = {}
-        for rank, i in enumerate(order):
-            p = float(probs[i])
-            if not not_found and (rank == 0 or p >= t["primary"]):
-                roles[i] = "primary"
-            elif not not_found and p >= t["supporting"]:
-                roles[i] = "supporting"
-            else:
-                roles[i] = "tangential" if p >= t["tangential"] else "discarded"
+        for rank, i in enumerate(order):  # the best is primary (unless not found), the rest by their own relevance
+            kept = "primary" if rank == 0 or rel[i] >= t["primary"] else \
+                "supporting" if rel[i] >= t["supporting"] else None
+            roles[i] = kept if kept and not not_found else "tangential" if rel[i] >= t["tangential"] else "discarded"
         verdicts = []
         for i, c in enumerate(feats.candidates):
             role = roles[i]
-            anchor = role == "primary" and (q.answer_shape == "text" or feats.value(i, "value_in_window") > 0)
             verdicts.append(CandidateVerdict(
                 candidate_id=c.candidate_id, role=role, decision="discard" if role == "discarded" else "keep",
-                reason=self._reason(feats, i, float(probs[i])), relevance=round(min(1.0, max(0.0, float(probs[i]))), 3),
-                anchor_found=anchor))
+                reason=f"learned model {self.model}: p={probs[i]:.2f} ({feats.describe(i)})", relevance=rel[i],
+                anchor_found=role == "primary" and (q.answer_shape == "text" or feats.value(i, "value_in_window") > 0)))
         reason = (f"no candidate scores above the floor {t['floor']:g} of {self.model} (best p={best:.2f})"
                   if not_found else None)
         return ArbiterOutput(verdicts=verdicts, not_found=not_found, not_found_reason=reason)
-
-    def _reason(self, f: PoolFeatures, i: int, p: float) -> str:
-        bits = []
-        for det, label in (("keywords", "bm25"), ("embeddings", "embedding"), ("toc", "toc")):
-            if f.value(i, f"{det}_seen"):
-                bits.append(f"{label} rank {int(f.value(i, f'{det}_rank'))}")
-        if f.value(i, "toc_title_match"):
-            bits.append("toc match")
-        if f.n_primary_keywords:
-            found = round(f.value(i, "kw_primary_share") * f.n_primary_keywords)
-            bits.append(f"{found}/{f.n_primary_keywords} keywords")
-        if f.value(i, "value_in_window"):
-            bits.append("value of the asked shape near them")
-        return f"learned model {self.model}: p={p:.2f} ({', '.join(bits) or 'no detector evidence'})"
 
     def send(self, request: LLMRequest) -> ProviderReply:
         try:
