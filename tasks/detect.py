@@ -1,7 +1,9 @@
 """Detection for one question: plan the detectors, run them (in parallel inside a flow), aggregate, store.
 
-Inside a Prefect flow each detector is a task submitted to the flow's task runner (threads); outside a flow the
-same functions are called directly, so tests and benchmarks need no engine.
+Called from a flow's body, each detector is a task submitted to the flow's task runner (threads). Called from
+inside a task (the answer flow runs one task per question, already in parallel) or outside any flow, the same
+functions are called directly: a task that submits tasks to its own bounded pool and waits on them can deadlock
+once every worker is such a task, and tests and benchmarks need no engine.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass, field
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
-from prefect.context import FlowRunContext
+from prefect.context import FlowRunContext, TaskRunContext
 from prefect.utilities.annotations import quote
 
 from schemas.contracts import CandidateBrief, DetectorHit, ParsedQuestion
@@ -91,7 +93,7 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
     t1 = time.perf_counter()
     hits: list[DetectorHit] = []
     timings: dict[str, float] = {}
-    if FlowRunContext.get() is not None:
+    if FlowRunContext.get() is not None and TaskRunContext.get() is None:
         futures = []
         if "toc" in plan.detectors:
             futures.append(toc_task.submit(qid, text, quote(terms), quote(docs), k))
