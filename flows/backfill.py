@@ -28,7 +28,6 @@ from prefect.cache_policies import NO_CACHE
 from prefect.context import FlowRunContext
 from prefect.futures import as_completed
 
-from schemas.contracts import CandidateBrief
 from schemas.settings import DispatchProfile, Settings, get_settings
 from tasks.diff import diff_runs
 from tasks.pipeline import PipelineContext, parsed_question, process_question
@@ -62,19 +61,6 @@ def choose_mode(mode: str, *, arbiter: str | None, model: str | None, redetect: 
     return "redispatch" if arbiter is None and model is None else "rearbitrate"
 
 
-def as_detected(candidate: CandidateBrief) -> CandidateBrief:
-    """A stored candidate with its per-detector dicts back in ``methods`` order, as aggregation built them.
-
-    ``candidates.ranks`` is stored as JSON with sorted keys, so a loaded brief lists ``{"embeddings", "keywords",
-    "toc"}`` where the original said ``{"toc", "keywords", "embeddings"}``: another arbiter request text, another
-    request hash, and a replay miss. Restoring the order makes a re-arbitration send byte-identical requests.
-    """
-    def ordered(d: dict[str, Any]) -> dict[str, Any]:
-        return {**{m: d[m] for m in candidate.methods if m in d}, **d}
-
-    return candidate.model_copy(update={"ranks": ordered(candidate.ranks), "raw_scores": ordered(candidate.raw_scores)})
-
-
 def rearbitrate_question(ctx: PipelineContext, row: dict[str, Any], overrides: dict[str, Any] | None = None) -> str:
     """Arbitrate a question's copied candidates again (unless this run already holds its result), then generate.
     Failures are recorded on the question and in ``errors``, never raised (one question never stops the run)."""
@@ -89,7 +75,7 @@ def rearbitrate_question(ctx: PipelineContext, row: dict[str, Any], overrides: d
         question = parsed_question(row)
         result = load_retrieval_result(wh, run_id, qid)
         if result is None:
-            candidates = [as_detected(c) for c in load_candidates(wh, run_id, qid)]
+            candidates = load_candidates(wh, run_id, qid)
             result = arbitrate_question(wh, run_id, question, candidates, ctx.arbiter, ctx.profile, overrides)
             if result is None:  # the call failed: already recorded by the arbiter brick
                 return "failed"
@@ -143,7 +129,7 @@ def prefetch_arbiter_batch(ctx: PipelineContext, rows: list[dict[str, Any]], pol
     requests = []
     for row in rows:
         qid = row["question_id"]
-        candidates = [as_detected(c) for c in load_candidates(ctx.wh, ctx.run_id, qid)]
+        candidates = load_candidates(ctx.wh, ctx.run_id, qid)
         if candidates and load_retrieval_result(ctx.wh, ctx.run_id, qid) is None:
             requests.append(build_arbiter_request(parsed_question(row), candidates))
     results: dict[str, Any] = {}

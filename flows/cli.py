@@ -36,8 +36,11 @@ def ingest(paths: list[Path] = typer.Argument(..., help="PDF files or folders (s
     """Parse PDFs into lines/toc, embed line windows; unchanged files are skipped. Exit 2 if any file failed."""
     from flows.ingest import ingest_flow
 
+    from prefect.task_runners import ThreadPoolTaskRunner
+
     settings = settings_for(home)
-    summary = ingest_flow([str(p) for p in paths], home=str(settings.home))
+    runner = ThreadPoolTaskRunner(max_workers=settings.ingest.parse_workers)
+    summary = ingest_flow.with_options(task_runner=runner)([str(p) for p in paths], home=str(settings.home))
     if as_json:
         _echo_json(summary)
     else:

@@ -26,7 +26,7 @@ class EmbedderSettings(BaseModel):
 
 
 class DetectSettings(BaseModel):
-    top_k_per_detector: int = Field(20, description="hits kept from each detector per question")
+    top_k_per_detector: int = Field(30, description="hits kept from each detector per question")
     pool_size: int = Field(30, description="candidates handed to the arbiter (top by RRF); capped at 200")
     rrf_k: int = Field(60, description="RRF constant")
 

@@ -48,8 +48,8 @@ def load_candidates(wh: Warehouse, run_id: str, question_id: str, in_pool_only: 
         CandidateBrief(
             question_id=r["question_id"], candidate_id=r["candidate_id"], doc_id=r["doc_id"], page=r["page"],
             line_start=r["line_start"], line_end=r["line_end"], section_id=r["section_id"], section=r["section"] or "",
-            methods=list(r["methods"] or []), ranks=json.loads(r["ranks"]) if r["ranks"] else {},
-            raw_scores=json.loads(r["raw_scores"]) if r["raw_scores"] else {},
+            methods=list(r["methods"] or []), ranks=_in_methods_order(r["ranks"], r["methods"]),
+            raw_scores=_in_methods_order(r["raw_scores"], r["methods"]),
             matched_keywords=list(r["matched_keywords"] or []), snippet=r["snippet"] or "", rrf_score=r["rrf_score"],
         )
         for r in rows
@@ -81,3 +81,10 @@ def load_hits(wh: Warehouse, run_id: str, question_id: str, detector: str | None
         )
         for r in rows
     ]
+
+
+def _in_methods_order(stored: str | None, methods: list[str] | None) -> dict:
+    """Per-detector dicts back in ``methods`` order, as aggregation built them. JSON storage sorts keys, and a
+    brief rebuilt with another key order is another request text: another hash, and a replay miss."""
+    d = json.loads(stored) if stored else {}
+    return {**{m: d[m] for m in (methods or []) if m in d}, **d}
