@@ -17,7 +17,7 @@ class IngestSettings(BaseModel):
     parse_workers: int = Field(2, description="parallel PDF parse tasks (Prefect ThreadPoolTaskRunner workers)")
     window_lines: int = Field(4, description="consecutive lines per embedded/BM25 line window (inside one section)")
     window_stride: int = Field(2, description="lines between the starts of two windows")
-    embed_batch_size: int = Field(64, description="windows per embedding batch")
+    embed_batch_size: int = Field(32, description="windows per embedding batch")
 
 
 class EmbedderSettings(BaseModel):
