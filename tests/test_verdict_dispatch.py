@@ -215,3 +215,18 @@ def test_passages_carry_text_reason_and_contradictions():
 def test_verdicts_for_unknown_candidates_are_refused():
     with pytest.raises(DispatchError, match="not candidates: \\['ghost'\\]"):
         dispatch("q", ArbiterOutput(verdicts=[verdict("ghost", "primary", 0.9)]), POOL, "balanced")
+
+
+def test_caps_keep_distinct_pages_first():
+    """Within a cap, the best passage of each page not yet kept goes ahead of a second passage of a kept page."""
+    pool = [cand("p1", page=1), cand("p1b", page=1), cand("p2", page=2),
+            cand("s1", page=1), cand("s1b", page=3), cand("s3", page=3), cand("s4", page=4)]
+    out = ArbiterOutput(verdicts=[
+        verdict("p1", "primary", 0.95), verdict("p1b", "primary", 0.9), verdict("p2", "primary", 0.8),
+        verdict("s1", "supporting", 0.7), verdict("s1b", "supporting", 0.68), verdict("s3", "supporting", 0.66),
+        verdict("s4", "supporting", 0.6),
+    ])
+    r = dispatch("q", out, pool, "balanced", {"max_primary": 2, "max_supporting": 2, "guard_min_pool": 99})
+    assert [p.candidate_id for p in r.primary] == ["p1", "p2"]
+    assert [p.candidate_id for p in r.supporting] == ["s1b", "s4"]
+    assert r.rule == "found: 2 primary ≥ 0.6, 2 supporting ≥ 0.45; primary capped 3→2; supporting capped 4→2"

@@ -81,8 +81,10 @@ def dispatch(question_id: str, output: ArbiterOutput, candidates: list[Candidate
         supporting = [v for v in supporting if v.candidate_id in top]
         notes.append(f"guard: {high}/{len(verdicts)} above {p.guard_high:g} → top-{p.guard_top_k} kept")
 
-    kept_p = [v for v in primary if v.relevance >= p.min_relevance]
-    kept_s = [v for v in supporting if v.relevance >= p.min_supporting_relevance]
+    # the caps keep distinct pages first: a second passage of a page already kept adds less than a new page
+    kept_p = _pages_first([v for v in primary if v.relevance >= p.min_relevance], by_id, set())
+    kept_s = _pages_first([v for v in supporting if v.relevance >= p.min_supporting_relevance], by_id,
+                          {_page(by_id[v.candidate_id]) for v in kept_p[: p.max_primary]})
     if len(kept_p) > p.max_primary:
         notes.append(f"primary capped {len(kept_p)}→{p.max_primary}")
         kept_p = kept_p[: p.max_primary]
@@ -128,6 +130,23 @@ def dispatch(question_id: str, output: ArbiterOutput, candidates: list[Candidate
         not_found_reason=reason, profile=name, guard_fired=guard, arbiter_provider=arbiter_provider,
         arbiter_model=arbiter_model, arbiter_call_id=arbiter_call_id,
     )
+
+
+def _page(c: CandidateBrief) -> tuple[str, int]:
+    return c.doc_id, c.page
+
+
+def _pages_first(verdicts: list[CandidateVerdict], by_id: dict[str, CandidateBrief],
+                 seen: set[tuple[str, int]]) -> list[CandidateVerdict]:
+    """``verdicts`` (best first) with the best one of each page not in ``seen`` moved ahead of the rest, order
+    otherwise kept."""
+    first, rest = [], []
+    seen = set(seen)
+    for v in verdicts:
+        page = _page(by_id[v.candidate_id])
+        (rest if page in seen else first).append(v)
+        seen.add(page)
+    return first + rest
 
 
 def _text(c: CandidateBrief, lines_text: LinesText | None) -> str:

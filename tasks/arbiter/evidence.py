@@ -186,13 +186,15 @@ def distinctive_terms(question_text: str, keywords: list[str]) -> list[str]:
     text = unicodedata.normalize("NFKC", question_text)
     letters = [c for c in text if c.isalpha()]
     shouting = bool(letters) and sum(c.isupper() for c in letters) > 0.6 * len(letters)
+    asked = without_examples(text).lower()
     terms: list[str] = []
     for kw in keywords:
         words = kw.split()
         if not words or words[0].lower() in _REF_WORDS:  # 'figure 3', 'table datasets': the layout, not the subject
             continue
         if any(ch.isdigit() for ch in kw):
-            if len(words) == 1 and (_SPECIFIC_NUMBER.match(kw) or _is_code(kw)):
+            # a number quoted only in an answer-format example ('e.g. ["3.0", "2.0"]') is not asked about
+            if len(words) == 1 and (_SPECIFIC_NUMBER.match(kw) or _is_code(kw)) and kw.lower() in asked:
                 terms.append(kw)
             continue
         if _PLACEHOLDER.match(kw):  # an answer format such as YYYY-MM-DD
@@ -201,6 +203,8 @@ def distinctive_terms(question_text: str, keywords: list[str]) -> list[str]:
         if all(any(c.isupper() for c in w) or (not shouting and _capitalised_in(w, text)) for w in words) \
                 and not (len(words) == 1 and kw.lower() in _MONTH_NAMES):
             terms.append(kw)
+    # a year the question states but the parse left out (e.g. one in a sentence read as a format instruction)
+    terms += [y for y in YEAR_RE.findall(asked) if y not in terms]
     keys = {t: tuple(tokens(t)) for t in terms}
     out: list[str] = []
     for t in terms:
@@ -209,6 +213,22 @@ def distinctive_terms(question_text: str, keywords: list[str]) -> list[str]:
             continue
         out.append(t)
     return out
+
+
+_EXAMPLE = re.compile(
+    r"\b(?:e\.g\.|for example|for instance|example)\s*[:,]?\s*(?:\[[^\]]*\]|\"[^\"]*\"|'[^']*'|[^.?!\n]*(?:[.?!](?!\s)[^.?!\n]*)*)",
+    re.IGNORECASE,
+)
+
+
+_QUOTED_LIST = re.compile(r"\[\s*[\"'‘“][^\]]*\]")
+
+
+def without_examples(question_text: str) -> str:
+    """The question without its answer-format examples: 'e.g. ["3.0", "2.0"]', 'For example: 1883 Dec.7, 2 8 p.m.'
+    (after such a cue, the quoted or bracketed example only, otherwise the rest of the sentence), and any bracketed
+    list of quoted items ('in a list like ['2006', '2007']')."""
+    return _QUOTED_LIST.sub(" ", _EXAMPLE.sub(" ", question_text))
 
 
 def near_token(token: str, vocabulary: set[str]) -> bool:

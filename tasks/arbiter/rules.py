@@ -9,10 +9,12 @@ for: sentences addressed to the model are set aside first, so a planted instruct
 The question's *terms* are the content words of its primary keywords (stemmed); multi-word primary keywords
 also count as *phrases*; secondary keywords (variants, synonyms, second topics) count as extra co-occurrence.
 Each term is weighted by its rarity in the pool: a word every candidate carries tells them apart least.
-When no candidate meets the rules, the strongest one that carries a question term is made primary, and its reason
-says so; not_found is reserved for a pool that lacks a distinctive term of the question (a year, a number, a
-code, a name) or every term (measured on the MMLongBench dev set: weak evidence alone did not tell unanswerable
-questions apart, missing names and years did; benchmarks/arbiter_dev.py).
+When no candidate meets the rules, the one carrying a question term that most detectors agree on is made primary
+(when none carries a term, the best-agreed one, at the floor of the primary band), and its reason says so; the
+page is the unit of evidence, so one page holds at most one primary. not_found is reserved for a pool that lacks
+a distinctive term of the question (a year, a number, a code, a name; numbers of an answer-format example aside)
+(measured on the MMLongBench dev set: weak evidence, or even no term at all, did not tell unanswerable questions
+apart, missing names and years did; benchmarks/arbiter_dev.py).
 """
 
 from __future__ import annotations
@@ -116,10 +118,20 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief]) -> Arb
     roles = [_role(query, e, bars) for e in found]
     carrying = [i for i, e in enumerate(found) if e.present]
     if carrying and not any(role == "primary" for role, _ in roles):
-        # no passage meets the co-occurrence rules: the best-supported one is the primary, said as such (on the
-        # dev set a pool's weak evidence did not tell unanswerable questions apart; missing names and years did)
-        best = max(carrying, key=lambda i: _strength(query, found[i]))
-        roles[best] = ("primary", "strongest candidate of the pool: " + roles[best][1])
+        # no passage meets the co-occurrence rules: the one most detectors agree on is the primary, said as such
+        # (on the dev set, when the text evidence is this weak the detectors' agreement picked the page more
+        # often than the weak evidence did; a pool's weak evidence did not tell unanswerable questions apart)
+        best = max(carrying, key=lambda i: (*_agreement(found[i].cand), _strength(query, found[i])))
+        roles[best] = ("primary", f"best agreed on by the detectors ({_agreed(found[best].cand)}): " + roles[best][1])
+    elif not carrying and any(not e.ignored for e in found):
+        # no candidate carries a question term (a question about a chart or a picture, worded unlike the text):
+        # on the dev set such pools were answerable three times out of four, so the passage the detectors agree
+        # on most is primary, at the bottom of the primary band (a strict profile's threshold drops it); never
+        # one holding a sentence addressed to the model
+        best = max((i for i, e in enumerate(found) if not e.ignored), key=lambda i: _agreement(found[i].cand))
+        roles[best] = ("primary", f"no candidate carries a question term; best agreed on by the detectors "
+                                  f"({_agreed(found[best].cand)})")
+    _one_primary_per_page(query, found, roles)
     verdicts = [_verdict(query, e, role, reason) for e, (role, reason) in zip(found, roles)]
     _mark_contradictions(query, verdicts, found)
     not_found, reason = _not_found(query, found, texts)
@@ -242,6 +254,33 @@ def _strength(query: Query, e: Evidence) -> float:
     ))
 
 
+def _agreement(c: CandidateBrief) -> tuple[int, float]:
+    """How far the detectors agree on a candidate: how many proposed it, then their fused rank."""
+    return len(set(c.methods)), c.rrf_score
+
+
+def _agreed(c: CandidateBrief) -> str:
+    return ", ".join(f"{m} rank {c.ranks[m]}" for m in c.methods if m in c.ranks) or "no detector rank"
+
+
+def _one_primary_per_page(query: Query, found: list[Evidence], roles: list[tuple[str, str]]) -> None:
+    """The page is the unit of evidence: of several primaries on one page, the strongest stays primary and the
+    others support it, so that the primaries point at distinct pages."""
+    best: dict[tuple[str, int], int] = {}
+    for i, (role, _) in enumerate(roles):
+        if role != "primary":
+            continue
+        key = (found[i].cand.doc_id, found[i].cand.page)
+        j = best.get(key)
+        if j is None or _strength(query, found[i]) > _strength(query, found[j]):
+            best[key] = i
+    for i, (role, reason) in enumerate(roles):
+        if role == "primary":
+            j = best[(found[i].cand.doc_id, found[i].cand.page)]
+            if j != i:
+                roles[i] = ("supporting", f"{reason}; same page as the primary {found[j].cand.candidate_id}")
+
+
 def _quote(items: list[str], n: int = 4) -> str:
     shown = [f'"{i}"' for i in items[:n]]
     if len(items) > n:
@@ -339,6 +378,4 @@ def _not_found(query: Query, found: list[Evidence], texts: list[list[str]]) -> t
     if missing:
         verb = "appears" if len(missing) == 1 else "appear"
         return True, f"{_quote(missing, 3)} {verb} in no candidate"
-    if not any(e.present for e in found):
-        return True, "no candidate carries any of the question's terms"
     return False, None
