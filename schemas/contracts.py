@@ -128,7 +128,7 @@ class CandidateBrief(BaseModel):
     raw_scores: dict[str, float] = Field(description="detector -> raw score of its best hit")
     matched_keywords: list[str]
     snippet: str = Field(description="3-5 lines around the anchor, from lines")
-    rrf_score: float = Field(description="reciprocal rank fusion (k=60); audit and pool cap only, never the decision")
+    rrf_score: float = Field(description="reciprocal rank fusion (k=60); audit, pool cap and the rules arbiter's last tie-break (after detector agreement); never a decision on its own")
 
 
 class CandidateVerdict(BaseModel):
