@@ -97,7 +97,7 @@ def runs_list(home: Optional[Path] = HomeOpt, limit: int = 50, as_json: bool = t
         _echo_json(rows)
         return
     for r in rows:
-        typer.echo(f"{r['run_id']}  {r['flow']:<10} {r['status']:<8} {r['started_at']:%Y-%m-%d %H:%M:%S}"
+        typer.echo(f"{r['run_id']}  {r['flow']:<10} {r['status']:<11} {r['started_at']:%Y-%m-%d %H:%M:%S}"
                    + (f"  parent={r['parent_run_id']}" if r["parent_run_id"] else ""))
 
 

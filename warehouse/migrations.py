@@ -477,3 +477,14 @@ def m003_answers_and_regimes(con: duckdb.DuckDBPyConnection) -> None:
         GROUP BY GROUPING SETS ((run_id, answer_shape), (run_id));
         """
     )
+
+
+@migration
+def m004_run_process(con: duckdb.DuckDBPyConnection) -> None:
+    """Which process runs a run (host, pid): a 'running' run whose process is gone is shown 'interrupted'."""
+    con.execute(
+        """
+        ALTER TABLE runs ADD COLUMN host VARCHAR;
+        ALTER TABLE runs ADD COLUMN pid INTEGER;
+        """
+    )

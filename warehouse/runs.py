@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import secrets
+import socket
 from typing import Any
 
 from warehouse.db import Warehouse, to_json, utcnow
@@ -31,18 +33,52 @@ def start_run(wh: Warehouse, flow: str, config: dict[str, Any], run_id: str | No
     from warehouse.prices import load_prices
 
     run_id = run_id or new_run_id(flow)
+    mark_interrupted(wh)
     load_prices(wh)  # the versioned price file in the repo is the source of truth; views recompute costs
     with wh.transaction():
         exists = wh.scalar("SELECT count(*) FROM runs WHERE run_id = ?", [run_id])
         if exists:
-            wh.execute("UPDATE runs SET status = 'running', finished_at = NULL, error = NULL WHERE run_id = ?", [run_id])
+            wh.execute("UPDATE runs SET status = 'running', finished_at = NULL, error = NULL, host = ?, pid = ? "
+                       "WHERE run_id = ?", [socket.gethostname(), os.getpid(), run_id])
         else:
             wh.execute(
-                "INSERT INTO runs (run_id, flow, parent_run_id, started_at, status, config, versions) "
-                "VALUES (?, ?, ?, ?, 'running', ?, ?)",
-                [run_id, flow, parent_run_id, utcnow(), to_json(config), to_json(package_versions())],
+                "INSERT INTO runs (run_id, flow, parent_run_id, started_at, status, config, versions, host, pid) "
+                "VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                [run_id, flow, parent_run_id, utcnow(), to_json(config), to_json(package_versions()),
+                 socket.gethostname(), os.getpid()],
             )
     return run_id
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def mark_interrupted(wh: Warehouse) -> list[str]:
+    """Runs left 'running' by a process of this host that no longer exists -> 'interrupted' (killed, crashed).
+
+    Only this host's runs are judged (a pid means nothing elsewhere); a live pid is never touched, even one
+    reused by another program. The run keeps its rows: resume it with its id (``--run-id``).
+    """
+    host = socket.gethostname()
+    stale = [
+        r for r in wh.query("SELECT run_id, pid FROM runs WHERE status = 'running' AND host = ? AND pid IS NOT NULL",
+                            [host])
+        if r["pid"] != os.getpid() and not _alive(r["pid"])
+    ]
+    for r in stale:
+        wh.execute(
+            "UPDATE runs SET status = 'interrupted', error = ? WHERE run_id = ? AND status = 'running'",
+            [f"process {r['pid']} on {host} ended without finishing this run (killed or crashed); its finished "
+             f"work is kept: rerun with --run-id {r['run_id']} to resume", r["run_id"]],
+        )
+    return [r["run_id"] for r in stale]
 
 
 def finish_run(wh: Warehouse, run_id: str, status: str, summary: dict[str, Any] | None = None,
@@ -61,6 +97,8 @@ def record_error(wh: Warehouse, run_id: str, stage: str, subject: str, error: st
 
 
 def list_runs(wh: Warehouse, limit: int = 50) -> list[dict[str, Any]]:
+    if not wh.read_only:
+        mark_interrupted(wh)
     return wh.query(
         "SELECT run_id, flow, parent_run_id, started_at, finished_at, status, summary, error "
         "FROM runs ORDER BY started_at DESC LIMIT ?",

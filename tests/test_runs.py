@@ -1,0 +1,37 @@
+"""Run lineage: a run whose process died shows as 'interrupted', a live one is never touched."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from warehouse.db import Warehouse
+from warehouse.runs import list_runs, mark_interrupted, start_run
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_run_of_a_dead_process_is_marked_interrupted(tmp_path):
+    with Warehouse(tmp_path / "w.duckdb") as wh:
+        killed = start_run(wh, "answer", {})
+        alive = start_run(wh, "answer", {})
+        elsewhere = start_run(wh, "answer", {})
+        wh.execute("UPDATE runs SET pid = ? WHERE run_id = ?", [dead_pid(), killed])
+        wh.execute("UPDATE runs SET pid = ?, host = 'another-host' WHERE run_id = ?", [dead_pid(), elsewhere])
+        assert mark_interrupted(wh) == [killed]
+        runs = {r["run_id"]: r for r in list_runs(wh)}
+        assert runs[killed]["status"] == "interrupted"
+        assert f"--run-id {killed}" in runs[killed]["error"] and "killed or crashed" in runs[killed]["error"]
+        assert runs[alive]["status"] == "running"  # this very process: alive
+        assert runs[elsewhere]["status"] == "running"  # a pid of another host is not judged here
+        assert mark_interrupted(wh) == []  # idempotent
+
+        # resuming the interrupted run makes it running again, owned by this process
+        assert start_run(wh, "answer", {}, run_id=killed) == killed
+        row = wh.query("SELECT status, error, pid FROM runs WHERE run_id = ?", [killed])[0]
+        assert row == {"status": "running", "error": None, "pid": os.getpid()}
