@@ -9,7 +9,9 @@ regimes, so the pair is compared on the same retrieval), then reads the warehous
   single), the seed's goal being <= 0.35 (-65%);
 - overall input tokens with auto routing (the routed regime's tokens) / all-batch;
 - answer accuracy of batch, sequential and auto per MMLongBench ``answer_format`` (``answers.correct``:
-  ``tasks.generate.normalise.answer_matches`` against the reference answer).
+  ``tasks.generate.normalise.answer_matches`` against the reference answer);
+- the structure behind the single-value ratio: mean K, step-1 stops, the floor if every run stopped at step 1,
+  and the ratio split by whether batch found a value at all (where no passage holds one, sequential reads all K).
 
 Prints a table, writes ``regimes_dev.json`` and the HTML run report under ``--home``. Pass ``--run-id`` of a
 finished run to re-read its figures without recomputing; rerunning with the same id resumes a partial run.
@@ -34,7 +36,7 @@ SINGLE_VALUE = ("amount", "date", "boolean", "entity")
 
 FIGURES_SQL = """
 SELECT c.*, json_extract_string(q.labels, '$.answer_format') AS answer_format,
-       CAST(json_extract(b.budget, '$.max_candidates') AS INTEGER) AS k,
+       CAST(json_extract(b.budget, '$.max_candidates') AS INTEGER) AS k, b.answer_found AS batch_answer_found,
        (SELECT sum(l.input_tokens) FROM llm_calls l WHERE l.run_id = c.run_id AND l.question_id = c.question_id
           AND l.stage = 'generate' AND l.regime = 'sequential' AND l.step = 1) AS seq_step1_input_tokens
 FROM regime_comparison c
@@ -150,6 +152,11 @@ def figures(settings: Settings, run_id: str) -> dict:
         # if every sequential run stopped at its first passage: the floor the prompt and passage sizes allow
         "seq_over_batch_if_top1_always_sufficient": _ratio(step1, sum(r["batch_input_tokens"] for r in single_found)),
         "seq_over_batch_k3_plus": tokens([r for r in single_found if (r["k"] or 0) >= 3])["seq_over_batch"],
+        # where batch found a value vs where no passage held one (sequential then reads all K: exhaustion)
+        "seq_over_batch_batch_answered": tokens([r for r in single_found if r["batch_answer_found"]])["seq_over_batch"],
+        "seq_over_batch_batch_not_answered": tokens(
+            [r for r in single_found if not r["batch_answer_found"]])["seq_over_batch"],
+        "batch_not_answered": sum(not r["batch_answer_found"] for r in single_found),
     }
     return {
         "run_id": run_id,

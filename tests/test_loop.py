@@ -91,11 +91,11 @@ def test_sequential_exhaustion_with_nothing_found_is_a_first_class_answer():
 
 def test_sequential_token_budget_is_checked_before_each_step():
     client = QueueClient(aw(False, False), aw(False, False), aw(False, False), input_tokens=400)
-    budget = Budget(max_candidates=3, max_input_tokens=700, max_seconds=None)
+    budget = Budget(max_candidates=3, max_input_tokens=600, max_seconds=None)
     out = run_sequential(client, q(), [gp(i) for i in range(3)], budget)
-    assert (out.exit, out.steps) == ("budget", 1)  # 400 spent + next step's estimate > 700
+    assert (out.exit, out.steps) == ("budget", 1)  # 400 spent + next step's estimate (~260 tokens) > 600
     assert out.budget_hit.startswith("tokens: 400 spent")
-    assert out.usage.input_tokens <= 700 and "budget reached" in out.answer.caveats[-1]
+    assert out.usage.input_tokens <= 600 and "budget reached" in out.answer.caveats[-1]
 
 
 def test_sequential_time_budget():
@@ -226,3 +226,38 @@ def test_prepare_passage_reads_lines_with_context_on_the_same_page(wh):
     missing = prepare_passage(wh, passage("c", 0, ["alpha", "beta"], 500, 0.9))
     assert [(ln.line_no, ln.text) for ln in missing.lines] == [(500, "alpha"), (501, "beta")]
     assert missing.lines_source == "retrieval_text"
+
+
+def test_sequential_step_fixed_overhead_is_small():
+    # what every sequential step pays besides its one passage: instruction, question, shape, mode line, framing
+    # (the pre-#5 prompt paid ~330 tokens here; a sequential run pays it once per step)
+    from tasks.generate.prompts import build_generation_request, passage_block
+    from tasks.llm.tokens import count_messages, count_tokens
+
+    request = build_generation_request(q(), [gp(1)], "sequential", step=2, total=5)
+    assert count_messages(request.messages) - count_tokens(passage_block(gp(1))) <= 250
+
+
+def test_offline_generator_counts_the_tokens_of_each_step_prompt(wh, run_id):
+    # the value sits only in the third passage: three sequential steps, each logged with the bpe count of the
+    # messages that step would send (one passage each), and batch with the count of its single K-passage prompt
+    from tasks.generate.prompts import build_generation_request
+    from tasks.llm.tokens import count_messages
+
+    result = RESULT.model_copy(update={"primary": [
+        passage("c1", 1, ["Revenue history and notes.", *FILLER], 10, 0.9),
+        passage("c2", 3, ["Revenue by region is described below.", *FILLER], 50, 0.8),
+        passage("c3", 5, ["Total revenue in 2023 reached $4.2 million.", *FILLER], 90, 0.5)], "supporting": []})
+    rows = answer_question(wh, run_id, q(), result, client_for(wh, run_id), GenerateSettings(), "both")
+    flush_calls(wh)
+    by = {r["regime"]: r for r in rows}
+    assert (by["sequential"]["exit"], by["sequential"]["steps"], by["sequential"]["value"]) == (
+        "sufficiency", 3, "$4.2 million")
+    shown = [prepare_passage(wh, p) for p in result.passages()]
+    calls = wh.query("SELECT regime, step, input_tokens FROM llm_calls WHERE run_id = ? ORDER BY regime, step",
+                     [run_id])
+    expected = [("batch", 1, count_messages(build_generation_request(q(), shown, "batch", 1, 3).messages))] + [
+        ("sequential", i, count_messages(build_generation_request(q(), [p], "sequential", i, 3).messages))
+        for i, p in enumerate(shown, start=1)]
+    assert [(c["regime"], c["step"], c["input_tokens"]) for c in calls] == expected
+    assert by["sequential"]["input_tokens"] == sum(t for r, _, t in expected if r == "sequential")

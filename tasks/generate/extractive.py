@@ -3,8 +3,10 @@
 It scores every passage line by the question's keywords (the line, its neighbours and the passage's section
 title), looks for a value of the asked shape on and next to the matching lines, and returns AnswerWithEvidence
 JSON quoting the lines it used. It is honest about what it found: no typed value near the keywords means
-``answer_found = False``; a list or a comparison is never complete from a single passage; a multi-part question
-is never complete from one extracted value. Deterministic; named as what it is (not an LLM).
+``answer_found = False``; a single typed value (amount, date, boolean, entity) tied to the question's keywords
+(on a keyword line, or a bare value cell next to one) is complete: it has no other part to wait for, so the
+sequential loop stops there; a list or a comparison is never complete from a single passage; a multi-part
+question is never complete from one extracted value. Deterministic; named as what it is (not an LLM).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
 FOUND_COVERAGE, FOUND_WORDS = 0.3, 3
 COMPLETE_COVERAGE, COMPLETE_WORDS = 0.5, 4
 MAX_LIST_ITEMS = 20
+SINGLE_VALUE_SHAPES = ("amount", "date", "boolean", "entity")
+MAX_CELL_WORDS = 2  # words besides the value on a line that still reads as a bare value cell
 
 STOPWORDS = set(
     "a an the of in on at to for from by with and or but is are was were be been being do does did has have had "
@@ -151,6 +155,17 @@ def _found(p: Pick | None) -> bool:
 
 def _complete(p: Pick) -> bool:
     return p.coverage >= COMPLETE_COVERAGE or p.strength >= COMPLETE_WORDS
+
+
+def _tied_to_keywords(s: Scorer, p: Pick) -> bool:
+    """The pick's own line names a keyword of the question, or is little more than the value itself (a table cell
+    or the value half of a label/value pair printed under its label). A value inside a neighbouring line of prose
+    about something else is not tied to the keywords."""
+    line = p.lines[0]
+    if _matched(s.words, line.stems):
+        return True
+    rest = line.text.replace(p.value, " ", 1)
+    return len(re.findall(r"[A-Za-z]{2,}", rest)) <= MAX_CELL_WORDS
 
 
 def _best(picks: list[Pick]) -> Pick | None:
@@ -360,7 +375,8 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
             "no value of the asked shape in the passages"
         return _answer(None, [], False, False, 0.0, [f"extractive: {reason}"])
     assert best is not None
-    complete = _complete(best)
+    # a single typed value has no other part: tied to the keywords, it is the whole answer (free text: by coverage)
+    complete = _complete(best) or (shape in SINGLE_VALUE_SHAPES and _tied_to_keywords(s, best))
     if question.get("decomposition", "single") != "single":
         complete = False
         caveats.append(f"{question.get('decomposition')} question: one extracted value may not answer every part")
