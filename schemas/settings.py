@@ -48,8 +48,9 @@ class LLMSettings(BaseModel):
     token_limit_param: str = Field("max_completion_tokens", description="output cap parameter: 'max_completion_tokens' "
                                    "(OpenAI) or 'max_tokens' (older OpenAI-compatible servers)")
     temperature: float | None = Field(None, description="sampling temperature (None = server default)")
-    durable_log: bool = Field(True, description="commit each llm_calls row before the call returns (False: batched "
-                              "writes, faster at high concurrency, flushed when the run closes)")
+    durable_log: bool = Field(True, description="each llm_calls row is on disk before the call returns (journaled "
+                              "beside the warehouse, inserted in batches; a killed run's rows are inserted on the next "
+                              "open). False: no journal, rows of a killed run's last ~0.1 s are lost")
 
 
 class ArbiterSettings(BaseModel):

@@ -24,7 +24,15 @@ from tasks.llm.client import LLMCallFailed, LLMClient, parse_reply
 from tasks.llm.ratelimit import RateLimiter
 from tasks.llm.replay import ReplayProvider
 from tasks.llm.tokens import count_messages, count_tokens
-from warehouse.llm_log import CallLog, CallLogError, CallRecord, calls_for_run, flush_calls, insert_calls
+from warehouse.llm_log import (
+    CallLog,
+    CallLogError,
+    CallRecord,
+    call_log,
+    calls_for_run,
+    flush_calls,
+    insert_calls,
+)
 from warehouse.prices import PriceFileError, load_prices, read_price_file
 
 RUN = "run-1"
@@ -464,9 +472,18 @@ def test_bad_price_file_names_line_and_fix(tmp_path, line, message):
 
 
 # -- the call log ------------------------------------------------------------------------------------------------------
-def test_client_rows_are_committed_before_complete_returns(wh):
-    client(QueueProvider(items=['{"value": "x"}']), wh).complete(request())
-    assert wh.scalar("SELECT count(*) FROM llm_calls") == 1  # read straight from DuckDB, no flush
+def _journaled(log) -> list[str]:
+    return [json.loads(line)["call_id"] for path in log.journal_paths for line in path.read_bytes().splitlines()]
+
+
+def test_client_rows_are_durable_before_complete_returns(wh):
+    log = call_log(wh)
+    log.linger_s = 30  # the writer holds its batch until a flush: the row is journaled, not inserted
+    result = client(QueueProvider(items=['{"value": "x"}']), wh).complete(request())
+    assert _journaled(log) == [result.call_id]  # on disk beside the warehouse (tests/test_call_journal.py: crash)
+    assert wh.scalar("SELECT count(*) FROM llm_calls") == 0  # straight from DuckDB, no flush
+    assert [r["call_id"] for r in rows(wh)] == [result.call_id]  # readers flush first
+    assert _journaled(log) == []  # committed: dropped from the journal
 
 
 def _write_concurrently(log, n, wait):
@@ -479,15 +496,20 @@ def _write_concurrently(log, n, wait):
 
 
 def test_call_log_group_commits_concurrent_durable_writes(wh):
-    log = CallLog(wh)
+    log = CallLog(wh, linger_s=30)
     _write_concurrently(log, 24, wait=True)
+    assert sorted(_journaled(log)) == sorted(f"c{i}" for i in range(24))  # every returned write is on disk
+    assert log.syncs < 24  # writers shared syncs
+    log.flush()
     assert wh.scalar("SELECT count(*) FROM llm_calls") == 24
-    assert log.batches < 24  # writers shared inserts
+    assert log.batches == 1  # one insert for all (the flush ended the writer's lingering)
+    assert _journaled(log) == []
 
 
 def test_call_log_batches_non_durable_writes_until_flush(wh):
     log = CallLog(wh, linger_s=0.5)
     _write_concurrently(log, 40, wait=False)
+    assert log.journal_paths == []  # not journaled: durable_log=False trades the crash guarantee for no syncs
     log.flush()
     assert wh.scalar("SELECT count(*) FROM llm_calls") == 40
     assert log.batches <= 2
@@ -503,9 +525,17 @@ def test_call_log_failure_is_raised_not_dropped(tmp_path):
     closed = Warehouse(tmp_path / "closed.duckdb")
     log = CallLog(closed)
     closed.close()
-    with pytest.raises(CallLogError, match=r"could not be written to .*closed\.duckdb.*rerun") as first:
-        log.write(_record("x1", "gpt-4o-mini", datetime(2025, 9, 1)))
+    log.write(_record("x1", "gpt-4o-mini", datetime(2025, 9, 1)))  # durable: journaled, returns before the insert
+    with pytest.raises(CallLogError, match=r"could not be written to .*closed\.duckdb.*kept in its llm_calls "
+                                           r"journal") as first:
+        log.flush()
     assert first.value.__cause__ is not None
     with pytest.raises(CallLogError):  # sticky: the next writer hears of it too
         log.write(_record("x2", "gpt-4o-mini", datetime(2025, 9, 1)))
-    log.flush_at_exit()  # already told: the exit hook does not raise it again
+    log.flush_at_exit()  # already told: the exit hook does not raise it again (and leaves the journal)
+    with Warehouse(tmp_path / "closed.duckdb") as reopened:  # the journaled row is inserted on the next open
+        assert [r["call_id"] for r in reopened.query("SELECT call_id FROM llm_calls")] == ["x1"]
+        batch_log = CallLog(reopened)
+    with pytest.raises(CallLogError, match=r"not journaled.*not logged, rerun"):  # durable_log=False: lost
+        batch_log.write(_record("x3", "gpt-4o-mini", datetime(2025, 9, 1)), wait=False)
+        batch_log.flush()

@@ -8,6 +8,7 @@ Threads inside a process share one connection; every statement takes the same lo
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,6 +21,8 @@ import polars as pl
 import pyarrow as pa
 
 from warehouse.migrations import MIGRATIONS
+
+log = logging.getLogger("arbiter.warehouse")
 
 
 class WarehouseError(RuntimeError):
@@ -46,6 +49,8 @@ class Warehouse:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif not self.path.exists():
             raise WarehouseError(f"no warehouse at {self.path}: run `arbiter ingest` or `arbiter demo` first")
+        else:
+            self._recover_for_reader()
         try:
             self.con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.IOException as exc:
@@ -57,7 +62,28 @@ class Warehouse:
             raise
         self._lock = threading.RLock()
         if not read_only:
-            self.migrate()
+            from warehouse.llm_log import recover_journal
+
+            try:
+                self.migrate()
+                recover_journal(self)  # llm_calls rows a killed process journaled but never inserted
+            except BaseException:
+                self.con.close()  # release the file: the caller gets no warehouse to close
+                raise
+
+    def _recover_for_reader(self) -> None:
+        """Before a read-only open: a brief read-write open recovers the llm_calls rows a killed writer journaled,
+        so that readers see every call that returned. If it cannot (other readers hold the file), read without."""
+        from warehouse.llm_log import journal_files
+
+        if not journal_files(self.path):
+            return
+        try:
+            Warehouse(self.path).close()
+        except (WarehouseError, duckdb.Error, OSError) as exc:
+            log.warning("%s has llm_calls rows in its journal that are not in the table yet, and could not be "
+                        "opened read-write to insert them (%s); they are inserted by the next read-write open",
+                        self.path, exc)
 
     # -- schema -----------------------------------------------------------------------------------------------
     def migrate(self) -> list[str]:
@@ -145,9 +171,9 @@ class Warehouse:
 
     def close(self) -> None:
         if not self.read_only:
-            from warehouse.llm_log import flush_calls  # queued (non-durable) llm_calls rows land before closing
+            from warehouse.llm_log import close_calls  # queued llm_calls rows land, the journal goes, before closing
 
-            flush_calls(self)
+            close_calls(self)
         with self._lock:
             self.con.close()
 

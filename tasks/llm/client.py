@@ -3,9 +3,10 @@
 It parses the reply into the request's response model, retries transient errors with backoff (Retry-After
 wins), gives an invalid reply one retry with the error stated, falls back to a second provider after a final
 failure, counts tokens when a provider reports none, bounds concurrency and rate, and logs one ``llm_calls``
-row per attempt through the warehouse's :class:`~warehouse.llm_log.CallLog` (committed before ``complete``
-returns; with ``durable_log=False`` committed in batches, by :meth:`close` at the latest). Attempts of one call
-share ``call_group``; their ``attempt`` numbers run on across a fallback.
+row per attempt through the warehouse's :class:`~warehouse.llm_log.CallLog` (on disk, in its journal, before
+``complete`` returns, and inserted in batches; with ``durable_log=False`` not journaled; in DuckDB after
+:meth:`flush`, by :meth:`close` at the latest). Attempts of one call share ``call_group``; their ``attempt`` numbers
+run on across a fallback.
 ``LLMResult.usage`` is the total over all attempts (retries spend tokens too); the per-attempt figures are in
 the rows. API keys never reach this module: providers hold them and scrub them from error texts.
 """
@@ -170,7 +171,7 @@ class LLMClient:
         self.fallback = fallback
         self.wh = wh
         self.call_log = call_log(wh) if wh is not None else None
-        self.durable_log = durable_log  # False: rows are committed in batches, by flush()/close() at the latest
+        self.durable_log = durable_log  # False: rows are not journaled (lost if the process dies before a batch)
         self.run_id = run_id
         self.settings = settings
         self.limiter = limiter or RateLimiter(settings.requests_per_minute, settings.tokens_per_minute)
