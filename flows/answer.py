@@ -48,8 +48,7 @@ def build_context(wh: Warehouse, run_id: str, settings: Settings, regime: str, p
     from warehouse.vectors import VectorStore
 
     vectors = VectorStore(settings.lance_dir)
-    embedder = (get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size,
-                              settings.embedder.backend)
+    embedder = (get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size)
                 if vectors.count() else None)
     arb, gen = make_clients(settings, wh, run_id)
     return PipelineContext(wh=wh, run_id=run_id, settings=settings, corpus=CorpusCache(wh, settings),

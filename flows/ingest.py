@@ -37,8 +37,7 @@ def ingest_into(wh: Warehouse, run_id: str, inputs: list[Path], settings: Settin
     vectors = embedder = None
     if todo and embed:
         vectors = VectorStore(settings.lance_dir)
-        embedder = get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size,
-                                settings.embedder.backend)
+        embedder = get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size)
     parse_many = parse_many or (lambda paths: (parse_document.fn(p) for p in paths))
     for i, outcome in enumerate(parse_many(todo), start=1):
         store_document(wh, vectors, embedder, run_id, outcome, settings, summary)

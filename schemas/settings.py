@@ -23,7 +23,6 @@ class IngestSettings(BaseModel):
 class EmbedderSettings(BaseModel):
     kind: str = Field("minilm", description="'minilm' (bundled all-MiniLM-L6-v2, offline) or 'hash' (tiny deterministic, tests only)")
     device: str = Field("cpu", description="torch device for the local embedder")
-    backend: str = Field("auto", description="MiniLM runtime: 'onnx' (CPU default: one-off export cached in ~/.cache/arbiter or ARBITER_MODEL_CACHE), 'torch', or 'auto' (onnx on CPU when installed); same vectors")
 
 
 class DetectSettings(BaseModel):
