@@ -8,6 +8,7 @@ page. Unusable files raise a :class:`DocumentError` subclass whose message names
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,11 @@ _BOLD_FLAG = 16
 _BOLD_NAMES = ("bold", "black", "heavy")
 # MuPDF is not thread-safe: calls into it are serialised so a thread-pool task runner cannot corrupt its state.
 _MUPDF_LOCK = threading.Lock()
+# MuPDF prints its errors and warnings ("MuPDF error: syntax error: could not parse color space") on the process's
+# stdout, which corrupted `arbiter eval --json`. They are kept in its message store instead and logged per file.
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+log = logging.getLogger("arbiter.parse")
 
 LINE_SCHEMA = {
     "doc_id": pl.String,
@@ -109,13 +115,20 @@ def parse_pdf(path: Path, data: bytes | None = None) -> ParsedDocument:
     doc_id = hashlib.sha256(data).hexdigest()
 
     with _MUPDF_LOCK:
-        doc = _open(path, data)
+        pymupdf.TOOLS.mupdf_warnings(reset=True)
         try:
-            columns = _extract_lines(doc, path)
-            outline = doc.get_toc(simple=True)
-            n_pages = doc.page_count
+            doc = _open(path, data)
+            try:
+                columns = _extract_lines(doc, path)
+                outline = doc.get_toc(simple=True)
+                n_pages = doc.page_count
+            finally:
+                doc.close()
         finally:
-            doc.close()
+            messages = [m for m in pymupdf.TOOLS.mupdf_warnings(reset=True).splitlines() if m.strip()]
+    if messages:
+        log.warning("%s: MuPDF reported %d problem(s) while reading it, e.g. %r", path.name, len(messages),
+                    messages[0])
 
     if not columns["text"]:
         raise ImageOnlyPdfError(

@@ -254,3 +254,29 @@ def test_attention_outline(shared_data):
     # ligature glyphs (the PDF has dozens) come out as plain letters, so "fi" words match keyword search
     all_text = "\n".join(texts)
     assert not any(lig in all_text for lig in "\ufb00\ufb01\ufb02\ufb03\ufb04") and "fi" in all_text
+
+
+def broken_colour_space_pdf() -> bytes:
+    """A one-page PDF whose content selects a colour space that is not one: MuPDF complains, the text survives."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Net sales were 42 million in 2023.")
+    bogus = doc.get_new_xref()
+    doc.update_object(bogus, "<< /Foo 1 >>")
+    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
+    doc.xref_set_key(resources, "ColorSpace", f"<< /CS9 {bogus} 0 R >>")
+    content = page.get_contents()[0]
+    doc.update_stream(content, b"/CS9 cs 0.5 sc\n" + doc.xref_stream(content))
+    return doc.tobytes()
+
+
+def test_mupdf_complaints_go_to_the_log_not_stdout(tmp_path, capfd, caplog):
+    # MuPDF writes "MuPDF error: ..." on file descriptor 1 unless told not to, which broke `arbiter eval --json`
+    path = tmp_path / "broken-colour-space.pdf"
+    path.write_bytes(broken_colour_space_pdf())
+    with caplog.at_level("WARNING", logger="arbiter.parse"):
+        parsed = parse_pdf(path)
+    out, _ = capfd.readouterr()
+    assert "MuPDF" not in out and out == ""
+    assert parsed.lines["text"].to_list() == ["Net sales were 42 million in 2023."]
+    assert any("broken-colour-space.pdf: MuPDF reported" in r.getMessage() for r in caplog.records)
