@@ -38,3 +38,27 @@ def wh(tmp_path):
     w = Warehouse(tmp_path / "warehouse.duckdb")
     yield w
     w.close()
+
+
+@pytest.fixture(scope="session")
+def prefect_server():
+    """The process-wide ephemeral Prefect server: in-process flows use it, subprocesses get its URL
+    (``PREFECT_API_URL``) instead of starting their own."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
+
+    server = SubprocessASGIServer()
+    owner = not server.running
+    server.start(timeout=240)
+    # flow logs stay on the console: shipping every task's lines to the API would only load the shared 2 cores
+    with temporary_settings(updates={PREFECT_LOGGING_TO_API_ENABLED: False}):
+        yield server
+    if owner:
+        try:  # flush what is queued for the API before it goes, as prefect_test_harness does
+            APILogWorker.instance().drain()
+        except RuntimeError:
+            pass
+        EventsWorker.drain_all()
+        server.stop()

@@ -19,7 +19,7 @@ from flows.nightly import load_config, nightly_flow
 from tasks.diff import diff_runs, format_diff
 from tasks.sample_corpus import generate_sample_corpus
 from fake_openai import FakeOpenAI
-from test_crash_resume import FAILING, arbiter_replies, prefect_server, question_subset  # noqa: F401
+from test_crash_resume import FAILING, arbiter_replies, question_subset
 from warehouse.db import Warehouse
 from warehouse.runs import start_run
 

@@ -13,8 +13,7 @@ import threading
 
 
 from fake_openai import FakeOpenAI, FakeResponse, completion
-from test_crash_resume import (  # noqa: F401  (prefect_server: the shared session fixture)
-    cli_env, duplicate_keys, prefect_server, question_subset, start_answer, wait_for)
+from test_crash_resume import cli_env, duplicate_keys, question_subset, start_answer, wait_for
 from tasks.sample_corpus import generate_sample_corpus
 from warehouse.db import Warehouse
 

@@ -47,32 +47,6 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-@pytest.fixture(scope="session")
-def prefect_server():
-    """The process-wide ephemeral Prefect server: in-process flows use it, subprocesses get its URL.
-
-    Other test modules import this fixture; whichever instance starts the server is set up first, torn down last,
-    and the only one that stops it."""
-    from prefect.events.worker import EventsWorker
-    from prefect.logging.handlers import APILogWorker
-    from prefect.server.api.server import SubprocessASGIServer
-    from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
-
-    server = SubprocessASGIServer()
-    owner = not server.running
-    server.start(timeout=240)
-    # flow logs stay on the console: shipping every task's lines to the API would only load the shared 2 cores
-    with temporary_settings(updates={PREFECT_LOGGING_TO_API_ENABLED: False}):
-        yield server
-    if owner:
-        try:  # flush what is queued for the API before it goes, as prefect_test_harness does
-            APILogWorker.instance().drain()
-        except RuntimeError:
-            pass
-        EventsWorker.drain_all()
-        server.stop()
-
-
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     return generate_sample_corpus(tmp_path_factory.mktemp("sample"))

@@ -14,7 +14,6 @@ from distributed import LocalCluster  # noqa: E402
 from prefect_dask import DaskTaskRunner  # noqa: E402
 
 from flows.ingest import ingest_flow  # noqa: E402
-from test_crash_resume import prefect_server  # noqa: E402,F401  (the shared session fixture)
 from tasks.sample_corpus import generate_sample_corpus  # noqa: E402
 from warehouse import corpus  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
