@@ -70,6 +70,7 @@ def build_pools(data: Path, settings: Settings, out: Path, embeddings: bool = Tr
                 det = run_detection(q, [doc_id], cache, vectors, embedder, settings)
                 record["candidates"] = [a.brief.model_dump() for a in det.candidates if a.in_pool]
                 record["plan"] = det.plan.detectors
+                record["absent_terms"] = det.absent_terms
             fh.write(json.dumps(record) + "\n")
             if i % 50 == 0:
                 print(f"[{i}/{len(rows)}] detected ({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
@@ -77,13 +78,23 @@ def build_pools(data: Path, settings: Settings, out: Path, embeddings: bool = Tr
         wh.close()
 
 
-def evaluate(pools: Path, profile: str) -> dict:
+def evaluate(pools: Path, profile: str, warehouse: Path | None = None) -> dict:
+    """The figures over the cached pools. Each question's ``absent_terms`` (its distinctive terms that its document
+    lacks) is the pool record's, or, for pools cached before detection computed it, recomputed from the document's
+    lines in ``warehouse`` (read-only) with the function detection uses; None (not known) without either."""
     from schemas.contracts import CandidateBrief, ParsedQuestion
     from tasks.arbiter.dispatch import dispatch
+    from tasks.detect import CorpusCache, absent_terms
     from tasks.arbiter.rules import arbitrate
     from tasks.arbiter.validate import complete_verdicts
 
     stats: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    wh = None
+    if warehouse is not None and warehouse.exists():
+        from warehouse.db import Warehouse
+
+        wh = Warehouse(warehouse, read_only=True)
+    cache = CorpusCache(wh)
     t0 = time.perf_counter()
     n = 0
     for line in pools.read_text(encoding="utf-8").splitlines():
@@ -93,7 +104,10 @@ def evaluate(pools: Path, profile: str) -> dict:
             continue
         q = ParsedQuestion.model_validate(rec["question"])
         cands = [CandidateBrief.model_validate(c) for c in rec["candidates"]]
-        output, _ = complete_verdicts(arbitrate(q, cands), [c.candidate_id for c in cands])
+        absent = rec.get("absent_terms")
+        if absent is None and wh is not None and cands:
+            absent = absent_terms(q, sorted({c.doc_id for c in cands}), cache)  # doc-scoped, as the pools were
+        output, _ = complete_verdicts(arbitrate(q, cands, absent), [c.candidate_id for c in cands])
         result = dispatch(q.question_id, output, cands, profile)
         n += 1
         half = "even" if int("".join(ch for ch in rec["qid"] if ch.isdigit()) or 0) % 2 == 0 else "odd"
@@ -128,6 +142,8 @@ def evaluate(pools: Path, profile: str) -> dict:
                 s[f"{method}@1"].append(h1)
                 s[f"{method}@5"].append(h5)
     seconds = time.perf_counter() - t0
+    if wh is not None:
+        wh.close()
 
     def mean(xs: list) -> float | None:
         return round(sum(xs) / len(xs), 3) if xs else None
@@ -179,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         embeddings = args.embedder != "none"
         settings = Settings(home=args.home, embedder={"kind": args.embedder if embeddings else "minilm"})
         build_pools(args.data, settings, pools, embeddings)
-    report = evaluate(pools, args.profile)
+    report = evaluate(pools, args.profile, args.home / "warehouse.duckdb")
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

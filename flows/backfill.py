@@ -30,7 +30,7 @@ from prefect.futures import as_completed
 
 from schemas.settings import DispatchProfile, Settings, get_settings
 from tasks.diff import diff_runs
-from tasks.pipeline import PipelineContext, parsed_question, process_question
+from tasks.pipeline import PipelineContext, parsed_question, process_question, question_absent_terms
 from tasks.providers import make_clients
 from warehouse import diff as diff_store
 from warehouse.db import Warehouse
@@ -76,7 +76,8 @@ def rearbitrate_question(ctx: PipelineContext, row: dict[str, Any], overrides: d
         result = load_retrieval_result(wh, run_id, qid)
         if result is None:
             candidates = load_candidates(wh, run_id, qid)
-            result = arbitrate_question(wh, run_id, question, candidates, ctx.arbiter, ctx.profile, overrides)
+            result = arbitrate_question(wh, run_id, question, candidates, ctx.arbiter, ctx.profile, overrides,
+                                        absent_terms=question_absent_terms(ctx, row, question))
             if result is None:  # the call failed: already recorded by the arbiter brick
                 return "failed"
             set_question_status(wh, run_id, qid, "arbitrated")
@@ -131,7 +132,8 @@ def prefetch_arbiter_batch(ctx: PipelineContext, rows: list[dict[str, Any]], pol
         qid = row["question_id"]
         candidates = load_candidates(ctx.wh, ctx.run_id, qid)
         if candidates and load_retrieval_result(ctx.wh, ctx.run_id, qid) is None:
-            requests.append(build_arbiter_request(parsed_question(row), candidates))
+            question = parsed_question(row)
+            requests.append(build_arbiter_request(question, candidates, question_absent_terms(ctx, row, question)))
     results: dict[str, Any] = {}
     if requests:
         log(f"batch API: {len(requests)} arbiter request(s) submitted; polling every {poll_s:g}s (up to 24 h)")
@@ -266,9 +268,12 @@ def _context(wh: Warehouse, run_id: str, s: Settings, mode: str, regime: str, pr
         from flows.answer import build_context
 
         return build_context(wh, run_id, s, regime, profile)
+    from tasks.detect import CorpusCache
+
     arb, gen = make_clients(s, wh, run_id)
-    return PipelineContext(wh=wh, run_id=run_id, settings=s, corpus=None, vectors=None, embedder=None, arbiter=arb,
-                           generator=gen, regime=regime, profile=profile)
+    # the corpus (lines loaded lazily) gives the re-built arbiter briefs their absent_terms, as the first pass had
+    return PipelineContext(wh=wh, run_id=run_id, settings=s, corpus=CorpusCache(wh, s), vectors=None, embedder=None,
+                           arbiter=arb, generator=gen, regime=regime, profile=profile)
 
 
 def _generate_only(ctx: PipelineContext, row: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from prefect.utilities.annotations import quote
 from schemas.contracts import CandidateBrief, DetectorHit, ParsedQuestion
 from schemas.settings import Settings
 from tasks.aggregate import AggregatedCandidate, aggregate
+from tasks.arbiter import evidence as ev
 from tasks.detectors import detect_embeddings, detect_keywords, detect_toc
 from tasks.dispatch_detectors import DetectorPlan, plan_detectors
 from tasks.keyword_index import CorpusCache, DocCorpus, QueryTerms, query_terms
@@ -26,7 +27,7 @@ from warehouse import questions as question_store
 from warehouse.db import Warehouse
 from warehouse.detection import save_detection
 
-__all__ = ["CorpusCache", "Detection", "EmbedderMismatchError", "detect_question", "run_detection"]
+__all__ = ["CorpusCache", "Detection", "EmbedderMismatchError", "absent_terms", "detect_question", "run_detection"]
 
 
 @task(name="detect-toc", cache_policy=NO_CACHE)
@@ -55,6 +56,8 @@ class Detection:
     hits: list[DetectorHit]
     candidates: list[AggregatedCandidate]
     seconds: dict[str, float] = field(default_factory=dict)
+    # the question's distinctive terms that occur in none of the searched documents (see :func:`absent_terms`)
+    absent_terms: list[str] = field(default_factory=list)
 
     def pool(self) -> list[CandidateBrief]:
         return [c.brief for c in self.candidates if c.in_pool]
@@ -75,6 +78,17 @@ def _embedding_plan_input(corpus: CorpusCache, vectors, embedder, doc_ids: list[
             f"set ARBITER_EMBEDDER__KIND to the embedder used at ingest, or re-ingest with this one"
         )
     return True
+
+
+def absent_terms(question: ParsedQuestion, doc_ids: list[str] | None, corpus: CorpusCache) -> list[str]:
+    """The question's distinctive terms (a year, a number, a code, a name: evidence.distinctive_terms) that occur
+    in none of the searched documents' lines or titles (``doc_ids`` None = the whole corpus), matched as the rules
+    arbiter matches them on a candidate. The arbiter reads it: a term missing from the pool but present in the
+    document means retrieval missed the passage, not that the answer is absent."""
+    terms = ev.distinctive_terms(question.text, question.keywords_primary)
+    if not terms:
+        return []
+    return ev.absent_terms(terms, (d.vocabulary() for d in corpus.docs(corpus.doc_ids(doc_ids))))
 
 
 def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: CorpusCache, vectors, embedder,
@@ -117,8 +131,11 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
     t2 = time.perf_counter()
     candidates = aggregate(qid, hits, None, None, settings.detect.pool_size, settings.detect.rrf_k, docs=doc_map)
     t3 = time.perf_counter()
-    return Detection(plan=plan, hits=hits, candidates=candidates,
-                     seconds={"plan": t1 - t0, **timings, "detectors": t2 - t1, "aggregate": t3 - t2, "total": t3 - t0})
+    absent = absent_terms(question, scope, corpus)
+    t4 = time.perf_counter()
+    return Detection(plan=plan, hits=hits, candidates=candidates, absent_terms=absent,
+                     seconds={"plan": t1 - t0, **timings, "detectors": t2 - t1, "aggregate": t3 - t2,
+                              "absent_terms": t4 - t3, "total": t4 - t0})
 
 
 def detect_question(wh: Warehouse, run_id: str, question: ParsedQuestion, doc_ids: list[str] | None,

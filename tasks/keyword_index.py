@@ -220,6 +220,17 @@ class DocCorpus:
             section_paths=section_paths(toc), titles=title_entries(toc),
         )
 
+    def vocabulary(self) -> frozenset[str]:
+        """Every token of the document's lines and section titles, as the arbiter's evidence reads them
+        (:func:`tasks.arbiter.evidence.vocabulary`); built on first use and kept (``absent_terms`` of detection)."""
+        vocab = self.__dict__.get("_vocabulary")
+        if vocab is None:
+            from tasks.arbiter.evidence import vocabulary  # evidence imports this module's tokenize
+
+            titles = self.toc["title"].to_list() if self.toc.height and "title" in self.toc.columns else []
+            vocab = self.__dict__["_vocabulary"] = vocabulary([*self.line_texts, *titles])
+        return vocab
+
     def page_span(self, page: int) -> tuple[int, int]:
         """(first, last) positions of the page's lines; first > last when the page has no line."""
         spans = self.__dict__.get("_page_spans")

@@ -51,6 +51,20 @@ def scope_doc_ids(wh: Warehouse, row: dict[str, Any]) -> list[str] | None:
     return sorted(set(found.values()))
 
 
+def question_absent_terms(ctx: PipelineContext, row: dict[str, Any], question) -> list[str] | None:
+    """The arbiter's ``absent_terms`` for a question whose stored candidates are arbitrated again: recomputed from
+    the documents (a function of the question and the documents only), so the rebuilt brief is the one first sent;
+    None when the documents cannot be read (then the arbiter judges from the pool alone)."""
+    from tasks.detect import absent_terms
+
+    if ctx.corpus is None:
+        return None
+    try:
+        return absent_terms(question, scope_doc_ids(ctx.wh, row), ctx.corpus)
+    except (LookupError, KeyError):
+        return None
+
+
 def answered_regimes(wh: Warehouse, run_id: str, question_id: str) -> set[str]:
     return {r[0] for r in wh.execute(
         "SELECT regime FROM answers WHERE run_id = ? AND question_id = ? AND status = 'ok'", [run_id, question_id])}
@@ -59,7 +73,7 @@ def answered_regimes(wh: Warehouse, run_id: str, question_id: str) -> set[str]:
 def process_question(ctx: PipelineContext, row: dict[str, Any]) -> str:
     """Run one question; returns its final status. Failures are recorded, never raised."""
     from tasks.arbiter.run import arbitrate_question
-    from tasks.detect import detect_question
+    from tasks.detect import absent_terms, detect_question
     from tasks.generate.run import answer_question
     from warehouse.retrieval import load_retrieval_result
 
@@ -78,7 +92,8 @@ def process_question(ctx: PipelineContext, row: dict[str, Any]) -> str:
                 return "detected"
             stage = "arbiter"
             result = arbitrate_question(wh, run_id, question, candidates, ctx.arbiter, ctx.profile,
-                                        overrides=ctx.settings.dispatch.overrides() or None)
+                                        overrides=ctx.settings.dispatch.overrides() or None,
+                                        absent_terms=absent_terms(question, doc_ids, ctx.corpus))
             if result is None or getattr(result, "status", None) == "failed":
                 return "failed"
             set_question_status(wh, run_id, qid, "arbitrated")

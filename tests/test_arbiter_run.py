@@ -213,3 +213,28 @@ def test_audit_rebuilds_the_decision(wh, run):
     assert f"(from run {run_id})" in render_audit(audit_question(wh, new, "s17"))
     with pytest.raises(AuditError, match="no rows in run"):
         audit_question(wh, run_id, "missing")
+
+
+def test_detection_names_the_question_terms_absent_from_the_documents(corpus, tmp_path):
+    """s31 asks about a policy year the insurance document does not hold: detection says so, and the rules arbiter
+    declares it not found with that evidence; a year the corpus holds is not absent."""
+    from schemas.contracts import ArbiterOutput
+    from tasks.arbiter import evidence as ev
+    from tasks.arbiter.brief import build_arbiter_request
+    from tasks.detect import CorpusCache, absent_terms, run_detection
+
+    docs, rows = corpus
+    settings = Settings(home=tmp_path / "home")
+    cache = CorpusCache(None, settings)
+    for d in docs:
+        cache.add(d.doc_id, d.lines, d.toc)
+    q = parse_question("s31", rows["s31"]["question"])
+    det = run_detection(q, None, cache, None, None, settings)
+    assert det.absent_terms == ["2019"] and "absent_terms" in det.seconds
+    assert absent_terms(q, [d.doc_id for d in docs], cache) == ["2019"]
+    reply = RulesArbiterProvider().send(build_arbiter_request(q, det.pool(), det.absent_terms))
+    out = ArbiterOutput.model_validate_json(reply.text)
+    assert out.not_found and out.not_found_reason == '"2019" appears nowhere in the searched documents'
+    present = sorted({y for d in docs for t in d.lines["text"].to_list() for y in ev.YEAR_RE.findall(t)})[0]
+    q2 = parse_question("y", f"What was the annual premium on the Okafors' policy for the {present} policy year?")
+    assert absent_terms(q2, None, cache) == []

@@ -57,6 +57,9 @@ def test_retrieval_results_are_valid_contracts_with_reasons(pipeline_run):
                wh.execute("SELECT result FROM retrieval_results WHERE run_id = ?", [run_id])]
     found = [r for r in results if r.status == "found"]
     assert found and any(r.status == "not_found" for r in results)
+    # s31 asks about a policy year that the documents lack: not found, and the arbiter says so
+    s31 = next(r for r in results if r.question_id == "s31")
+    assert s31.status == "not_found" and "nowhere in the searched documents" in (s31.not_found_reason or "")
     for r in found:
         assert r.primary and all(p.reason for p in r.primary) and r.rule
 

@@ -105,6 +105,38 @@ def test_question_year_absent_from_every_candidate_is_not_found(attention):
     assert v.role == "primary" and v.anchor_found and v.reason.endswith("with the amount 28.4")
 
 
+def test_not_found_needs_the_term_absent_from_the_searched_documents(attention):
+    """A year the pool lacks but the document carries: retrieval missed the passage, not not-found; a year the
+    document lacks too: not found, and the reason says so; absent_terms unknown (None): the pool alone decides."""
+    from tasks.arbiter import evidence as ev
+
+    cands = pool([attention], [
+        hit(attention, "keywords", 1, "establishing a new state-of-the-art BLEU score of 28.4"),
+        hit(attention, "keywords", 2, "Our model achieves 28.4 BLEU on the WMT 2014 English-"),
+    ])
+    vocab = ev.vocabulary(attention.lines["text"].to_list())
+    texts = "\n".join(c.snippet for c in cands)
+    q17 = parse_question("q", "What BLEU score did the big model reach on English-to-German in 2017?")
+    assert "2017" not in texts and ev.carries("2017", vocab)  # NIPS 2017, on the first page only
+    absent17 = ev.absent_terms(ev.distinctive_terms(q17.text, q17.keywords_primary), [vocab])
+    assert absent17 == []
+    assert arbitrate(q17, cands).not_found  # pool-only (unknown): the old behaviour
+    assert not arbitrate(q17, cands, absent17).not_found
+
+    q24 = parse_question("q", "What BLEU score did the big model reach on English-to-German in 2024?")
+    absent24 = ev.absent_terms(ev.distinctive_terms(q24.text, q24.keywords_primary), [vocab])
+    assert absent24 == ["2024"]
+    out = arbitrate(q24, cands, absent24)
+    assert out.not_found and out.not_found_reason == '"2024" appears nowhere in the searched documents'
+    assert arbitrate(q24, cands, None).not_found_reason == '"2024" appears in no candidate'
+
+    # the rules provider reads it from the request's payload, as the pipeline sends it
+    reply = RulesArbiterProvider().send(build_arbiter_request(q17, cands, absent17))
+    assert not ArbiterOutput.model_validate_json(reply.text).not_found
+    reply = RulesArbiterProvider().send(build_arbiter_request(q24, cands, absent24))
+    assert ArbiterOutput.model_validate_json(reply.text).not_found_reason.endswith("nowhere in the searched documents")
+
+
 def test_pool_without_any_question_term_gives_its_best_agreed_passage_at_the_primary_floor(attention):
     """No term on any candidate (a question about a chart, worded unlike the text) is no proof of absence (dev
     set): the passage most detectors agree on is primary at the bottom of the band; a strict profile drops it."""

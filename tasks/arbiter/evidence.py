@@ -248,6 +248,26 @@ def near_token(token: str, vocabulary: set[str]) -> bool:
     return False
 
 
+def carries(term: str, vocabulary: set[str] | frozenset[str]) -> bool:
+    """Every word of a distinctive term is in ``vocabulary`` ('English-to-German' across a line break counts),
+    allowing for a misspelling in the question or the document (see :func:`near_token`)."""
+    term_toks = content_tokens(term) or tokens(term)
+    return bool(term_toks) and all(t in vocabulary or near_token(t, vocabulary) for t in term_toks)
+
+
+def vocabulary(texts) -> frozenset[str]:
+    """Every token of ``texts`` (a document's lines and titles), as :func:`carries` reads them."""
+    return frozenset(t for text in texts for t in tokens(text))
+
+
+def absent_terms(terms: list[str], vocabularies) -> list[str]:
+    """The terms that no vocabulary carries (each vocabulary one searched document), in the terms' order."""
+    if not terms:
+        return []
+    vocabularies = list(vocabularies)
+    return [t for t in terms if not any(carries(t, v) for v in vocabularies)]
+
+
 def _edits(a: str, b: str, limit: int) -> int:
     """Levenshtein distance, stopped early once it exceeds ``limit``."""
     prev = list(range(len(b) + 1))

@@ -114,11 +114,6 @@ def _weighted(terms: list[str], weights: dict[str, float], present: set[str]) ->
     return sum(weights[t] for t in terms if t in present) / total if total else 0.0
 
 
-def _carries(term: str, vocabulary: set[str]) -> bool:
-    toks = ev.content_tokens(term) or ev.tokens(term)
-    return bool(toks) and all(t in vocabulary or ev.near_token(t, vocabulary) for t in toks)
-
-
 def _rank_desc(values: list[float]) -> list[float]:
     """1 for the largest value of the pool (ties share the better rank)."""
     return [1.0 + sum(1 for w in values if w > v) for v in values]
@@ -202,7 +197,7 @@ def pool_features(question: ParsedQuestion | Mapping[str, Any],
         title_match.append(len(hits) / len(words) if words else 0.0)
         if query.distinct:
             carried = tset | title_set
-            distinct.append(_share([1.0 if _carries(t, carried) else 0.0 for t in query.distinct]))
+            distinct.append(_share([1.0 if ev.carries(t, carried) else 0.0 for t in query.distinct]))
         else:
             distinct.append(1.0)
     col("kw_primary_share", kw_full)
@@ -223,7 +218,7 @@ def pool_features(question: ParsedQuestion | Mapping[str, Any],
     col("distinct_share", distinct)
     col("has_distinct", [1.0 if query.distinct else 0.0] * n)
     pool_vocab = set().union(*tok_sets, *(set(_tokens(c.section)) for c in cands))
-    missing = any(not _carries(t, pool_vocab) for t in query.distinct)
+    missing = any(not ev.carries(t, pool_vocab) for t in query.distinct)
     col("pool_distinct_missing", [1.0 if missing else 0.0] * n)
     col("pool_best_term", [best_term] * n)
     col("shape_value", [1.0 if v else 0.0 for v in values])

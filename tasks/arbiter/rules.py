@@ -13,6 +13,7 @@ When no candidate meets the rules, the one carrying a question term that most de
 (when none carries a term, the best-agreed one, at the floor of the primary band), and its reason says so; the
 page is the unit of evidence, so one page holds at most one primary. not_found is reserved for a pool that lacks
 a distinctive term of the question (a year, a number, a code, a name; numbers of an answer-format example aside)
+that the searched documents lack too (``absent_terms`` from detection; when not known, the pool alone decides)
 (measured on the MMLongBench dev set: weak evidence, or even no term at all, did not tell unanswerable questions
 apart, missing names and years did; benchmarks/arbiter_dev.py).
 """
@@ -102,11 +103,16 @@ class RulesArbiterProvider:
                 f"rules arbiter needs payload['question'] and payload['candidates'] (build the request with "
                 f"tasks.arbiter.brief.build_arbiter_request); missing {exc}"
             ) from None
-        return ProviderReply(text=arbitrate(question, candidates).model_dump_json())
+        absent = request.payload.get("absent_terms")  # absent (older stored requests): not known
+        return ProviderReply(text=arbitrate(question, candidates, absent).model_dump_json())
 
 
-def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief]) -> ArbiterOutput:
-    """Verdicts for every candidate, contradictions and the not-found decision, from the evidence alone."""
+def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
+              absent_terms: list[str] | None = None) -> ArbiterOutput:
+    """Verdicts for every candidate, contradictions and the not-found decision, from the evidence alone.
+
+    ``absent_terms``: the question's distinctive terms that occur in none of the searched documents (detection's
+    :func:`tasks.detect.absent_terms`); None when not known, and then a term missing from the pool is enough."""
     query = make_query(question)
     stripped = [ev.strip_instructions(c.snippet.split("\n")) for c in candidates]
     # what each candidate carries: its section path, its lines, and the keywords a detector matched on its hit
@@ -134,7 +140,7 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief]) -> Arb
     _one_primary_per_page(query, found, roles)
     verdicts = [_verdict(query, e, role, reason) for e, (role, reason) in zip(found, roles)]
     _mark_contradictions(query, verdicts, found)
-    not_found, reason = _not_found(query, found, texts)
+    not_found, reason = _not_found(query, found, texts, absent_terms)
     return ArbiterOutput(verdicts=verdicts, not_found=not_found, not_found_reason=reason)
 
 
@@ -216,15 +222,8 @@ def _evidence(query: Query, c: CandidateBrief, raw_lines: list[str], ignored: li
         e.rewrite = _table_rewrite(lines, best_i)
     if query.distinct:
         carried = all_set | set(ev.tokens(c.section))
-        e.distinct = sum(1 for t in query.distinct if _carries(t, carried)) / len(query.distinct)
+        e.distinct = sum(1 for t in query.distinct if ev.carries(t, carried)) / len(query.distinct)
     return e
-
-
-def _carries(term: str, s: set[str]) -> bool:
-    """Every word of a distinctive term is on the candidate ('English-to-German' across a line break counts),
-    allowing for a misspelling in the question or the document (see :func:`evidence.near_token`)."""
-    term_toks = ev.content_tokens(term) or ev.tokens(term)
-    return bool(term_toks) and all(t in s or ev.near_token(t, s) for t in term_toks)
 
 
 def _table_rewrite(lines: list[str], i: int) -> str | None:
@@ -365,17 +364,28 @@ def _mark_contradictions(query: Query, verdicts: list[CandidateVerdict], found: 
                 v2.contradicts.append(v1.candidate_id)
 
 
-def _not_found(query: Query, found: list[Evidence], texts: list[list[str]]) -> tuple[bool, str | None]:
-    """Not found when a distinctive term of the question (year, number, code, name) is on no candidate.
+def _not_found(query: Query, found: list[Evidence], texts: list[list[str]],
+               absent_terms: list[str] | None = None) -> tuple[bool, str | None]:
+    """Not found when a distinctive term of the question (year, number, code, name) is on no candidate and, when
+    detection says which terms the searched documents lack (``absent_terms``), in none of the documents either.
 
     Measured on the dev set, a low keyword coverage does not tell unanswerable questions apart (they are
-    worded like answerable ones); a name or a year that the whole pool lacks does.
+    worded like answerable ones); a name or a year that the whole pool lacks does, and far more so when the
+    document lacks it too: a term the pool lacks but the document carries means retrieval missed the passage
+    (such questions were answerable two times out of three), not that the answer is absent.
     """
     if not found:
         return True, "no candidate was proposed"
     sets = [set(t) for t in texts]
-    missing = [t for t in query.distinct if not any(_carries(t, s) for s in sets)]
-    if missing:
-        verb = "appears" if len(missing) == 1 else "appear"
-        return True, f"{_quote(missing, 3)} {verb} in no candidate"
+    missing = [t for t in query.distinct if not any(ev.carries(t, s) for s in sets)]
+    if absent_terms is None:  # not known (a pool stored before detection computed it): the pool alone decides
+        if missing:
+            verb = "appears" if len(missing) == 1 else "appear"
+            return True, f"{_quote(missing, 3)} {verb} in no candidate"
+        return False, None
+    absent = set(absent_terms)
+    nowhere = [t for t in missing if t in absent]
+    if nowhere:
+        verb = "appears" if len(nowhere) == 1 else "appear"
+        return True, f"{_quote(nowhere, 3)} {verb} nowhere in the searched documents"
     return False, None

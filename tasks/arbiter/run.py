@@ -43,8 +43,11 @@ def passage_text(wh: Warehouse):
 
 def arbitrate_question(wh: Warehouse, run_id: str, question: ParsedQuestion, candidates: list[CandidateBrief],
                        client: LLMClient, profile: str | DispatchProfile = "balanced",
-                       overrides: Mapping[str, Any] | None = None) -> RetrievalResult | None:
-    """One arbiter call for ``question``; stores verdicts and the RetrievalResult. None when the call failed."""
+                       overrides: Mapping[str, Any] | None = None,
+                       absent_terms: list[str] | None = None) -> RetrievalResult | None:
+    """One arbiter call for ``question``; stores verdicts and the RetrievalResult. None when the call failed.
+    ``absent_terms``: the question's distinctive terms that the searched documents lack (tasks.detect.absent_terms;
+    None = not known), carried by the brief."""
     qid = question.question_id
     resolve_profile(profile, overrides)  # a bad profile fails before any call is spent
     provider, model = client.provider.name, client.provider.model
@@ -52,7 +55,7 @@ def arbitrate_question(wh: Warehouse, run_id: str, question: ParsedQuestion, can
         output, call_id = ArbiterOutput(verdicts=[]), None
     else:
         ids = [c.candidate_id for c in candidates]
-        request = build_arbiter_request(question, candidates)
+        request = build_arbiter_request(question, candidates, absent_terms)
         try:
             reply = client.complete(request, validate=make_validator(ids))
         except LLMCallFailed as exc:
