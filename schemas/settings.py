@@ -104,6 +104,9 @@ class GenerateSettings(BaseModel):
     max_output_tokens: int = Field(400, description="output cap per generation call")
     seq_max_tokens: int = Field(12000, description="sequential budget: input tokens over all steps")
     seq_max_seconds: float = Field(120.0, description="sequential budget: wall seconds")
+    seq_max_batch_share: float = Field(1.0, ge=0, description="sequential budget: at most this share of the input "
+                                       "tokens of the batch prompt over the same passages (1.0: sequential never "
+                                       "spends more input than batch would); 0: no such cap")
 
 
 class Settings(BaseSettings):

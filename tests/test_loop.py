@@ -248,7 +248,8 @@ def test_offline_generator_counts_the_tokens_of_each_step_prompt(wh, run_id):
         passage("c1", 1, ["Revenue history and notes.", *FILLER], 10, 0.9),
         passage("c2", 3, ["Revenue by region is described below.", *FILLER], 50, 0.8),
         passage("c3", 5, ["Total revenue in 2023 reached $4.2 million.", *FILLER], 90, 0.5)], "supporting": []})
-    rows = answer_question(wh, run_id, q(), result, client_for(wh, run_id), GenerateSettings(), "both")
+    rows = answer_question(wh, run_id, q(), result, client_for(wh, run_id),
+                           GenerateSettings(seq_max_batch_share=0), "both")  # no cap: all three steps
     flush_calls(wh)
     by = {r["regime"]: r for r in rows}
     assert (by["sequential"]["exit"], by["sequential"]["steps"], by["sequential"]["value"]) == (
@@ -261,3 +262,36 @@ def test_offline_generator_counts_the_tokens_of_each_step_prompt(wh, run_id):
         for i, p in enumerate(shown, start=1)]
     assert [(c["regime"], c["step"], c["input_tokens"]) for c in calls] == expected
     assert by["sequential"]["input_tokens"] == sum(t for r, _, t in expected if r == "sequential")
+
+
+def test_sequential_never_spends_more_input_than_the_batch_prompt(wh, run_id):
+    # the value sits only in the third passage, but three one-passage prompts cost more than the one 3-passage
+    # prompt: with the default cap (seq_max_batch_share=1.0) sequential stops on its budget before passing batch
+    result = RESULT.model_copy(update={"primary": [
+        passage("c1", 1, ["Revenue history and notes.", *FILLER], 10, 0.9),
+        passage("c2", 3, ["Revenue by region is described below.", *FILLER], 50, 0.8),
+        passage("c3", 5, ["Total revenue in 2023 reached $4.2 million.", *FILLER], 90, 0.5)], "supporting": []})
+    rows = answer_question(wh, run_id, q(), result, client_for(wh, run_id), GenerateSettings(), "both")
+    by = {r["regime"]: r for r in rows}
+    seq, batch = by["sequential"], by["batch"]
+    assert seq["exit"] == "budget" and 1 <= seq["steps"] < 3 and seq["value"] != "$4.2 million"  # never read
+    assert seq["input_tokens"] <= batch["input_tokens"]
+    budget = json.loads(seq["budget"]) if isinstance(seq["budget"], str) else seq["budget"]
+    assert budget["max_input_tokens"] == batch["input_tokens"] and budget["budget_hit"].startswith("tokens:")
+
+
+def test_sequential_cap_always_allows_the_first_step(wh, run_id):
+    # one passage: the sequential prompt is a few tokens longer than the batch one, and must still be read
+    from tasks.generate.prompts import build_generation_request
+    from tasks.llm.tokens import count_messages
+
+    result = RESULT.model_copy(update={"supporting": []})
+    result = result.model_copy(update={"primary": result.primary[:1]})
+    rows = answer_question(wh, run_id, q(), result, client_for(wh, run_id), GenerateSettings(), "both")
+    by = {r["regime"]: r for r in rows}
+    assert (by["sequential"]["exit"], by["sequential"]["steps"], by["sequential"]["value"]) == (
+        "sufficiency", 1, "$4.2 million")
+    shown = [prepare_passage(wh, p) for p in result.passages()]
+    one_seq = count_messages(build_generation_request(q(), shown, "sequential", 1, 1).messages)
+    one_batch = count_messages(build_generation_request(q(), shown, "batch", 1, 1).messages)
+    assert one_seq > one_batch  # what the floor is for

@@ -16,7 +16,10 @@ Rules, first match wins (the rule name is recorded on the answer row):
                           sufficient candidate.
 
 Budgets: batch sees at most ``top_k`` passages in one call; sequential steps over at most ``top_k`` passages
-within ``seq_max_tokens`` input tokens and ``seq_max_seconds`` wall seconds.
+within ``seq_max_tokens`` input tokens and ``seq_max_seconds`` wall seconds. Once the passages are read,
+:func:`cap_at_batch` lowers the sequential token budget to ``seq_max_batch_share`` of the batch prompt over the
+same passages (default 1.0; 0 turns it off): a question that finds nothing in any passage would otherwise pay K prompts' fixed
+instructions, more than batch, and auto would cost more than all-batch.
 """
 
 from __future__ import annotations
@@ -75,3 +78,14 @@ def route(question: ParsedQuestion, result: RetrievalResult, settings: GenerateS
     else:
         regime, rule = "sequential", f"shape:{shape}"
     return Route(regime=regime, rule=rule, budget=budget_for(regime, n, settings))
+
+
+def cap_at_batch(budget: Budget, batch_input_tokens: int, first_step_tokens: int, settings: GenerateSettings
+                 ) -> Budget:
+    """The sequential budget capped at ``seq_max_batch_share`` x the batch prompt's input tokens (same passages),
+    never below the first step's prompt: sequential always reads its top passage (a one-passage batch prompt
+    can be a few tokens shorter than the sequential one)."""
+    if not settings.seq_max_batch_share or budget.max_input_tokens is None:
+        return budget
+    cap = max(int(batch_input_tokens * settings.seq_max_batch_share), first_step_tokens)
+    return budget.model_copy(update={"max_input_tokens": min(budget.max_input_tokens, cap)})

@@ -15,8 +15,9 @@ from schemas.contracts import AnswerWithEvidence, ParsedQuestion, RetrievalResul
 from schemas.settings import GenerateSettings, Settings
 from tasks.generate.loop import Completer, RegimeOutcome, run_regime
 from tasks.generate.normalise import answer_matches, normalise_value
-from tasks.generate.prompts import GenerationPassage, PassageLine
-from tasks.generate.router import Route, route
+from tasks.generate.prompts import GenerationPassage, PassageLine, build_generation_request
+from tasks.generate.router import Budget, Route, budget_for, cap_at_batch, route
+from tasks.llm.tokens import count_messages
 from warehouse import answers as store
 from warehouse.corpus import lines_text
 from warehouse.db import Warehouse
@@ -77,14 +78,28 @@ def _not_found_answer(result: RetrievalResult) -> AnswerWithEvidence:
                               confidence=0.0, caveats=[f"not found by retrieval: {reason}"])
 
 
+def sequential_budget(question: ParsedQuestion, passages: list[GenerationPassage], rt: Route, gen: GenerateSettings,
+                      tokenizer: str) -> Budget:
+    """The route's sequential budget for a question, capped at the batch prompt over the same passages."""
+    if not gen.seq_max_batch_share:
+        return budget_for("sequential", len(passages), gen)
+    shown = passages[: budget_for("batch", len(passages), gen).max_candidates]
+    batch = build_generation_request(question, shown, "batch", step=1, total=len(shown),
+                                     max_output_tokens=gen.max_output_tokens)
+    first = build_generation_request(question, shown[:1], "sequential", step=1, total=len(shown),
+                                     max_output_tokens=gen.max_output_tokens)
+    return cap_at_batch(budget_for("sequential", len(passages), gen), count_messages(batch.messages, tokenizer),
+                        count_messages(first.messages, tokenizer), gen)
+
+
 def _row(run_id: str, question: ParsedQuestion, rt: Route, regime: str, out: RegimeOutcome,
-         reference: str | None) -> dict[str, Any]:
+         reference: str | None, budget: Budget | None = None) -> dict[str, Any]:
     a = out.answer
     value = a.value if a is not None else None
     correct = None
     if reference is not None and out.status == "ok":
         correct = answer_matches(value if a is not None and a.answer_found else None, reference, question.answer_shape)
-    budget = {**rt.budget.model_dump(), "budget_hit": out.budget_hit, "steps": out.step_answers}
+    budget = {**(budget or rt.budget).model_dump(), "budget_hit": out.budget_hit, "steps": out.step_answers}
     return {
         "run_id": run_id, "question_id": question.question_id, "regime": regime, "routed": regime == rt.regime,
         "route_rule": rt.rule, "exit": out.exit, "steps": out.steps, "value": value,
@@ -117,13 +132,15 @@ def answer_question(wh: Warehouse, run_id: str, question: ParsedQuestion, result
         if regime in done:
             rows.append(done[regime])
             continue
+        budget = rt.budget
         if result.status != "found" or not result.passages():
             out = RegimeOutcome(regime=regime, exit="not_found", steps=0, answer=_not_found_answer(result))
         else:
             if passages is None:
                 passages = [prepare_passage(wh, p, context_lines) for p in result.passages()[: gen.top_k]]
-            out = run_regime(regime, client, question, passages, rt.budget, gen.max_output_tokens, tokenizer)
-        row = _row(run_id, question, rt, regime, out, reference)
+            budget = rt.budget if regime == "batch" else sequential_budget(question, passages, rt, gen, tokenizer)
+            out = run_regime(regime, client, question, passages, budget, gen.max_output_tokens, tokenizer)
+        row = _row(run_id, question, rt, regime, out, reference, budget)
         store.save_answer(wh, row)
         if out.status == "failed":
             record_error(wh, run_id, "generate", question.question_id, f"{regime}: {out.error}")
