@@ -10,7 +10,6 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
-from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
@@ -93,8 +92,7 @@ def answer_flow(questions: str, data_root: str | None = None, home: str | None =
                 arbiter: str | None = None, profile: str | None = None, run_id: str | None = None,
                 stop_after: str | None = None, ingest: bool = True) -> dict[str, Any]:
     """Answer a question set (JSONL). Pass an existing ``run_id`` to resume a crashed or partial run."""
-    overrides: dict[str, Any] = {"home": Path(home)} if home else {}
-    settings = get_settings(**overrides)
+    settings = get_settings(home)
     if arbiter:
         settings.arbiter.provider = arbiter
     profile = profile or settings.dispatch_profile

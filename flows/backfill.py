@@ -20,7 +20,6 @@ import time
 import traceback
 from collections import Counter
 from datetime import date, datetime
-from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, task
@@ -328,7 +327,7 @@ def backfill_flow(from_run: str | None = None, since: str | None = None, until: 
     another arbiter / generator / model / profile / thresholds; each becomes a new run linked to its source.
     ``batch_api``: send the arbiter calls as one OpenAI Batch API batch (half price, up to 24 h), polled every
     ``batch_poll_s`` seconds."""
-    settings = get_settings(**({"home": Path(home)} if home else {}))
+    settings = get_settings(home)
     logger = get_run_logger()
     submit = FlowRunContext.get() is not None
     with Warehouse(settings.duckdb_path) as wh:

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
-from schemas.settings import Settings, get_settings
+from schemas.settings import get_settings
 
 app = typer.Typer(help="Auditable document RAG: detectors propose, the arbiter decides, the warehouse remembers.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -20,10 +20,6 @@ app.add_typer(runs_app, name="runs")
 app.add_typer(db_app, name="db")
 
 HomeOpt = typer.Option(None, "--home", help="warehouse home (default: ARBITER_HOME or ./.arbiter)")
-
-
-def settings_for(home: Optional[Path]) -> Settings:
-    return get_settings(**({"home": home} if home else {}))
 
 
 def _echo_json(obj) -> None:
@@ -38,7 +34,7 @@ def ingest(paths: list[Path] = typer.Argument(..., help="PDF files or folders (s
 
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    settings = settings_for(home)
+    settings = get_settings(home)
     runner = ThreadPoolTaskRunner(max_workers=settings.ingest.parse_workers)
     summary = ingest_flow.with_options(task_runner=runner)([str(p) for p in paths], home=str(settings.home))
     if as_json:
@@ -68,7 +64,7 @@ def answer(questions: Path = typer.Argument(..., help="question set (JSONL: qid,
 
     if regime not in ("auto", "batch", "sequential", "both"):
         raise typer.BadParameter("regime must be auto, batch, sequential or both")
-    settings = settings_for(home)
+    settings = get_settings(home)
     summary = answer_flow(str(questions), data_root=str(data_root) if data_root else None,
                           home=str(settings.home), regime=regime, arbiter=arbiter, profile=profile,
                           run_id=run_id, stop_after=stop_after)
@@ -90,7 +86,7 @@ def runs_list(home: Optional[Path] = HomeOpt, limit: int = 50, as_json: bool = t
     from warehouse.db import Warehouse
     from warehouse.runs import list_runs
 
-    settings = settings_for(home)
+    settings = get_settings(home)
     with Warehouse(settings.duckdb_path, read_only=True) as wh:
         rows = list_runs(wh, limit)
     if as_json:
@@ -104,7 +100,7 @@ def runs_list(home: Optional[Path] = HomeOpt, limit: int = 50, as_json: bool = t
 @db_app.command("path")
 def db_path(home: Optional[Path] = HomeOpt) -> None:
     """Print the DuckDB file path (open it with `duckdb $(arbiter db path)`)."""
-    typer.echo(str(settings_for(home).duckdb_path.resolve()))
+    typer.echo(str(get_settings(home).duckdb_path.resolve()))
 
 
 @app.command()
@@ -112,7 +108,7 @@ def demo(home: Optional[Path] = HomeOpt) -> None:
     """Generate the bundled sample corpus and run the pipeline on it, offline."""
     from flows.demo import run_demo
 
-    code = run_demo(settings_for(home), echo=typer.echo)
+    code = run_demo(get_settings(home), echo=typer.echo)
     raise typer.Exit(code)
 
 
@@ -123,7 +119,7 @@ def audit(run_id: str = typer.Argument(...), question_id: str = typer.Argument(.
     from tasks.arbiter.audit import audit_question, render_audit
     from warehouse.db import Warehouse
 
-    with Warehouse(settings_for(home).duckdb_path, read_only=True) as wh:
+    with Warehouse(get_settings(home).duckdb_path, read_only=True) as wh:
         try:
             data = audit_question(wh, run_id, question_id)
         except LookupError as exc:
@@ -143,7 +139,7 @@ def redispatch(run_id: str = typer.Argument(..., help="past run whose stored ver
 
     overrides = {k: v for k, v in {"min_relevance": min_relevance, "max_primary": max_primary,
                                    "max_supporting": max_supporting}.items() if v is not None}
-    with Warehouse(settings_for(home).duckdb_path) as wh:
+    with Warehouse(get_settings(home).duckdb_path) as wh:
         new_run = redispatch_run(wh, run_id, profile=profile, overrides=overrides or None)
     typer.echo(new_run)
 

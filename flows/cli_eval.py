@@ -75,7 +75,7 @@ def eval_cmd(
     if arbiter is not None and arbiter not in ARBITERS:
         raise typer.BadParameter(f"arbiter must be one of {', '.join(ARBITERS)}")
     t0 = time.perf_counter()
-    settings = get_settings(**({"home": home} if home else {}))
+    settings = get_settings(home)
     try:
         summary = evaluate_flow(str(questions), data_root=str(data_root) if data_root else None,
                                 home=str(settings.home), regime=regime, arbiter=arbiter, profile=profile,

@@ -114,7 +114,7 @@ def train_arbiter_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the model's metadata as JSON"),
 ) -> None:
     """Train the learned arbiter (scikit-learn, offline) and save it as a new version under <home>/models."""
-    settings = get_settings(**({"home": home} if home else {}))
+    settings = get_settings(home)
     try:
         meta = train_arbiter(settings, from_run=from_run, gold=gold, data_root=data_root, pool_run=pool_run,
                              kind=kind, log=lambda m: typer.echo(m, err=True))

@@ -16,14 +16,10 @@ from typing import Optional
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
-from schemas.settings import Settings, get_settings
+from schemas.settings import get_settings
 
 HOME_HELP = "warehouse home (default: ARBITER_HOME or ./.arbiter)"
 EXAMPLE_NIGHTLY = Path(__file__).resolve().parents[1] / "deployments" / "nightly.example.toml"
-
-
-def _settings(home: Optional[Path]) -> Settings:
-    return get_settings(**({"home": home} if home else {}))
 
 
 def _echo_json(obj) -> None:
@@ -54,7 +50,7 @@ def diff_cmd(run_a: str = typer.Argument(..., help="the earlier run (e.g. the ba
     from tasks.diff import diff_runs, format_diff
     from warehouse.db import Warehouse
 
-    with Warehouse(_settings(home).duckdb_path, read_only=True) as wh:
+    with Warehouse(get_settings(home).duckdb_path, read_only=True) as wh:
         try:
             d = diff_runs(wh, run_a, run_b)
         except LookupError as exc:
@@ -93,7 +89,7 @@ def backfill_cmd(from_run: Optional[str] = typer.Option(None, "--from-run", help
 
     if mode not in MODES:
         raise typer.BadParameter(f"--mode must be one of {', '.join(MODES)}")
-    settings = _settings(home)
+    settings = get_settings(home)
     try:
         out = backfill_flow(from_run=from_run, since=since, until=until, arbiter=arbiter, generator=generator,
                             model=model, profile=profile, thresholds=parse_thresholds(threshold) or None,
@@ -147,7 +143,7 @@ def report_cmd(run_id: str = typer.Argument(..., help="the run to report (see `a
     """Write the run's self-contained HTML report (regimes, tokens, routing, failures, evaluation if any)."""
     from flows.report import report_flow
 
-    settings = _settings(home)
+    settings = get_settings(home)
     try:
         out = report_flow(run_id, home=str(settings.home), out_dir=str(out_dir) if out_dir else None)
     except LookupError as exc:

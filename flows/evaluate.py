@@ -113,7 +113,7 @@ def evaluate_flow(questions: str, data_root: str | None = None, home: str | None
                   corpus_wide: bool = False, run_id: str | None = None) -> dict[str, Any]:
     """Evaluate the pipeline on a gold question set (JSONL). Pass an existing ``run_id`` to resume it."""
     t0 = time.perf_counter()
-    settings = get_settings(**({"home": Path(home)} if home else {}))
+    settings = get_settings(home)
     if arbiter:
         if arbiter not in ARBITERS:
             raise ValueError(f"arbiter must be one of {', '.join(ARBITERS)}, got {arbiter!r}")

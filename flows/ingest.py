@@ -63,7 +63,7 @@ def _parallel_parse(paths: list[Path]) -> Iterable[ParseOutcome]:
 @flow(name="ingest", task_runner=ThreadPoolTaskRunner(max_workers=2))
 def ingest_flow(paths: list[str], home: str | None = None) -> dict:
     """Ingest PDF files or folders (recursive) into the warehouse at ``home`` (default ``ARBITER_HOME``)."""
-    settings = get_settings(**({"home": Path(home)} if home else {}))
+    settings = get_settings(home)
     logger = get_run_logger()
     with Warehouse(settings.duckdb_path) as wh:
         run_id = start_run(wh, "ingest", {"paths": paths, "home": str(settings.home)})

@@ -195,7 +195,7 @@ def nightly_flow(config: str, home: str | None = None, run_id: str | None = None
     Pass an earlier nightly's ``run_id`` to resume it."""
     cfg = load_config(config)
     home_path = Path(home) if home else cfg.home
-    settings = get_settings(**({"home": home_path} if home_path else {}))
+    settings = get_settings(home_path)
     logger = get_run_logger()
     with Warehouse(settings.duckdb_path) as wh:
         if run_id and (get_run(wh, run_id) or {}).get("flow", "nightly") != "nightly":

@@ -28,7 +28,7 @@ def report_into(wh: Warehouse, run_id: str, out_dir: Path) -> Path:
 @flow(name="report")
 def report_flow(run_id: str, home: str | None = None, out_dir: str | None = None) -> dict[str, Any]:
     """Write the HTML report of ``run_id``; returns ``{"run_id", "report_run_id", "path"}``."""
-    settings = get_settings(**({"home": Path(home)} if home else {}))
+    settings = get_settings(home)
     target = Path(out_dir) if out_dir else settings.reports_dir
     logger = get_run_logger()
     with Warehouse(settings.duckdb_path) as wh:

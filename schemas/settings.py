@@ -152,7 +152,10 @@ class Settings(BaseSettings):
         return os.environ.get("OPENAI_API_KEY")
 
 
-def get_settings(**overrides) -> Settings:
+def get_settings(home: Path | str | None = None, **overrides) -> Settings:
+    """Settings from the environment and ``arbiter.toml``; ``home`` (when given) and ``overrides`` win."""
+    if home:
+        overrides["home"] = Path(home)
     return Settings(**overrides)
 
 

@@ -4,7 +4,6 @@ the SQL summary against the Python one, the report section, and one end-to-end r
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
