@@ -56,12 +56,8 @@ def save_answer(wh: Warehouse, row: dict[str, Any]) -> None:
 
 
 def load_answers(wh: Warehouse, run_id: str, question_id: str | None = None) -> list[dict[str, Any]]:
-    sql = f"SELECT {', '.join(ANSWER_COLUMNS)} FROM answers WHERE run_id = ?"
-    params: list[Any] = [run_id]
-    if question_id is not None:
-        sql += " AND question_id = ?"
-        params.append(question_id)
-    return wh.query(sql + " ORDER BY question_id, regime", params)
+    return wh.query_where(f"SELECT {', '.join(ANSWER_COLUMNS)} FROM answers",
+                          {"run_id": run_id}, "question_id, regime", optional={"question_id": question_id})
 
 
 def reference_answer(wh: Warehouse, run_id: str, question_id: str) -> str | None:

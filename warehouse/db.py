@@ -120,6 +120,14 @@ class Warehouse:
             cols = [d[0] for d in cur.description]
             return [dict(zip(cols, row)) for row in cur.fetchall()]
 
+    def query_where(self, select: str, where: dict[str, Any], order_by: str, *,
+                    optional: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """``select`` (``SELECT ... FROM table``) restricted to ``column = value`` for every ``where`` item and for
+        every ``optional`` item whose value is not None, then ``ORDER BY order_by``."""
+        used = {**where, **{column: value for column, value in (optional or {}).items() if value is not None}}
+        return self.query(f"{select} WHERE {' AND '.join(f'{column} = ?' for column in used)} ORDER BY {order_by}",
+                          list(used.values()))
+
     def query_df(self, sql: str, params: Sequence[Any] | None = None) -> pl.DataFrame:
         with self._lock:
             return self.con.sql(sql, params=list(params) if params else None).pl()  # DuckDB 2: results lack .pl()

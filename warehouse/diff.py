@@ -152,9 +152,5 @@ def doc_names(wh: Warehouse, doc_ids: list[str]) -> dict[str, str]:
 
 def child_runs(wh: Warehouse, parent_run_id: str, flow: str | None = None) -> list[dict[str, Any]]:
     """Runs recorded with ``parent_run_id`` (a nightly's ingest/answer runs, a run's backfills), oldest first."""
-    sql = "SELECT run_id, flow, status, config, summary, started_at FROM runs WHERE parent_run_id = ?"
-    params: list[Any] = [parent_run_id]
-    if flow is not None:
-        sql += " AND flow = ?"
-        params.append(flow)
-    return wh.query(sql + " ORDER BY started_at, run_id", params)
+    return wh.query_where("SELECT run_id, flow, status, config, summary, started_at FROM runs",
+                          {"parent_run_id": parent_run_id}, "started_at, run_id", optional={"flow": flow})

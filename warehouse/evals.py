@@ -117,12 +117,8 @@ def save_eval_results(wh: Warehouse, run_id: str, rows: list[dict[str, Any]]) ->
 
 def load_eval_results(wh: Warehouse, run_id: str, method: str | None = None) -> list[dict[str, Any]]:
     """Rows as stored, ``labels`` decoded, in insertion order (question order, then method)."""
-    sql = f"SELECT {', '.join(EVAL_COLUMNS)} FROM eval_results WHERE run_id = ?"
-    params: list[Any] = [run_id]
-    if method is not None:
-        sql += " AND method = ?"
-        params.append(method)
-    rows = wh.query(sql + " ORDER BY rowid", params)
+    rows = wh.query_where(f"SELECT {', '.join(EVAL_COLUMNS)} FROM eval_results",
+                          {"run_id": run_id}, "rowid", optional={"method": method})
     for r in rows:
         r["labels"] = json.loads(r["labels"]) if r["labels"] else {}
         for col in ("predicted_pages", "gold_pages"):

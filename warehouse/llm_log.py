@@ -504,9 +504,5 @@ def find_replayable(wh: Warehouse, request_hash: str, run_id: str | None = None)
 def calls_for_run(wh: Warehouse, run_id: str, question_id: str | None = None) -> list[dict[str, Any]]:
     """Attempt rows of a run (optionally one question), in call then attempt order."""
     flush_calls(wh)
-    sql = f"SELECT {', '.join(_COLUMNS)} FROM llm_calls WHERE run_id = ?"
-    params: list[Any] = [run_id]
-    if question_id is not None:
-        sql += " AND question_id = ?"
-        params.append(question_id)
-    return wh.query(sql + " ORDER BY created_at, call_group, attempt", params)
+    return wh.query_where(f"SELECT {', '.join(_COLUMNS)} FROM llm_calls",
+                          {"run_id": run_id}, "created_at, call_group, attempt", optional={"question_id": question_id})

@@ -62,12 +62,8 @@ def save_questions(wh: Warehouse, run_id: str, question_set: str, rows: list[dic
 
 def load_questions(wh: Warehouse, run_id: str, question_set: str | None = None) -> list[dict[str, Any]]:
     """Rows of a run (optionally one set) in the order they were saved; ``labels`` decoded to a dict."""
-    sql = "SELECT * FROM questions WHERE run_id = ?"
-    params: list[Any] = [run_id]
-    if question_set is not None:
-        sql += " AND question_set = ?"
-        params.append(question_set)
-    rows = wh.query(sql + " ORDER BY rowid", params)
+    rows = wh.query_where("SELECT * FROM questions", {"run_id": run_id}, "rowid",
+                          optional={"question_set": question_set})
     for row in rows:
         row["labels"] = json.loads(row["labels"]) if row["labels"] is not None else {}
     return rows
