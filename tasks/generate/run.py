@@ -78,15 +78,15 @@ def _not_found_answer(result: RetrievalResult) -> AnswerWithEvidence:
                               confidence=0.0, caveats=[f"not found by retrieval: {reason}"])
 
 
-def sequential_budget(question: ParsedQuestion, passages: list[GenerationPassage], rt: Route, gen: GenerateSettings,
+def sequential_budget(question: ParsedQuestion, passages: list[GenerationPassage], gen: GenerateSettings,
                       tokenizer: str) -> Budget:
-    """The route's sequential budget for a question, capped at the batch prompt over the same passages."""
+    """The sequential regime's budget for a question, capped at the batch prompt over the same passages."""
     if not gen.seq_max_batch_share:
         return budget_for("sequential", len(passages), gen)
-    shown = passages[: budget_for("batch", len(passages), gen).max_candidates]
-    batch = build_generation_request(question, shown, "batch", step=1, total=len(shown),
+    # ``passages`` are the top-K already: the very passages batch sends in one prompt
+    batch = build_generation_request(question, passages, "batch", step=1, total=len(passages),
                                      max_output_tokens=gen.max_output_tokens)
-    first = build_generation_request(question, shown[:1], "sequential", step=1, total=len(shown),
+    first = build_generation_request(question, passages[:1], "sequential", step=1, total=len(passages),
                                      max_output_tokens=gen.max_output_tokens)
     return cap_at_batch(budget_for("sequential", len(passages), gen), count_messages(batch.messages, tokenizer),
                         count_messages(first.messages, tokenizer), gen)
@@ -138,7 +138,7 @@ def answer_question(wh: Warehouse, run_id: str, question: ParsedQuestion, result
         else:
             if passages is None:
                 passages = [prepare_passage(wh, p, context_lines) for p in result.passages()[: gen.top_k]]
-            budget = rt.budget if regime == "batch" else sequential_budget(question, passages, rt, gen, tokenizer)
+            budget = rt.budget if regime == "batch" else sequential_budget(question, passages, gen, tokenizer)
             out = run_regime(regime, client, question, passages, budget, gen.max_output_tokens, tokenizer)
         row = _row(run_id, question, rt, regime, out, reference, budget)
         store.save_answer(wh, row)
