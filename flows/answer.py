@@ -40,6 +40,13 @@ def question_docs(path: Path, data_root: Path | None) -> list[Path]:
     return sorted(docs)
 
 
+def documents_missing(row: dict[str, Any]) -> bool:
+    """A question that failed at load because a document of its was not on disk, and one still is not: it keeps
+    its load error and is not processed (a resume adds no error row for it). Once the documents are in place, a
+    resume of the run ingests and answers it."""
+    return row["status"] == "failed" and any(not Path(d).is_file() for d in row.get("docs") or [])
+
+
 def build_context(wh: Warehouse, run_id: str, settings: Settings, regime: str, profile: str,
                   stop_after: str | None = None) -> PipelineContext:
     from tasks.detect import CorpusCache
@@ -61,17 +68,17 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
     """Load the set (unless this run already holds it), then process every question not yet finished."""
     t0 = time.perf_counter()
     rows = load_questions(wh, run_id)
-    first_pass = not rows
-    if first_pass:
+    if not rows:
         loaded = ingest_questions(wh, run_id, questions, data_root)
         for err in loaded.errors:
             log(f"question file error {err.subject}: {err.message}")
         rows = load_questions(wh, run_id)
-    todo = [r for r in rows if r["status"] not in ("answered",)
+    waiting = [r for r in rows if documents_missing(r)]
+    todo = [r for r in rows if r["status"] not in ("answered",) and r not in waiting
             and not (stop_after == "candidates" and r["status"] == "detected")
-            and not (stop_after == "retrieval" and r["status"] == "arbitrated")
-            and not (first_pass and r["status"] == "failed")]  # failed at load (e.g. missing document)
-    log(f"{len(rows)} question(s) in run {run_id}, {len(todo)} to process")
+            and not (stop_after == "retrieval" and r["status"] == "arbitrated")]
+    log(f"{len(rows)} question(s) in run {run_id}, {len(todo)} to process"
+        + (f", {len(waiting)} failed at load whose documents are still missing (see errors)" if waiting else ""))
     ctx = build_context(wh, run_id, settings, regime, profile, stop_after)
     statuses: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
     if submit and todo:

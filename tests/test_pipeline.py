@@ -85,3 +85,40 @@ def test_contradiction_between_contract_and_amendment_is_flagged(pipeline_run):
     rows = wh.execute("SELECT result FROM retrieval_results WHERE run_id = ?", [run_id])
     contradictions = [c for (r,) in rows for c in json.loads(r)["contradictions"]]
     assert contradictions, "the amendment changes the monthly fee: some question must surface the contradiction"
+
+
+def test_question_waiting_for_its_document_keeps_its_load_error_until_the_document_arrives(tmp_path):
+    sample = generate_sample_corpus(tmp_path / "sample")
+    first = json.loads(sample.questions_path.read_text(encoding="utf-8").splitlines()[0])
+    late = sample.root / "late" / "policy.pdf"
+    qpath = tmp_path / "set.jsonl"
+    qpath.write_text(json.dumps(first) + "\n" + json.dumps({**first, "qid": "late", "doc": "late/policy.pdf"}) + "\n",
+                     encoding="utf-8")
+    settings = get_settings(home=tmp_path / "home", embedder={"kind": "hash"})
+    with Warehouse(settings.duckdb_path) as wh:
+        run_id = start_run(wh, "answer", {})
+
+        def answer() -> dict:
+            ingest_into(wh, run_id, question_docs(qpath, sample.root), settings, log=lambda m: None)
+            return answer_into(wh, run_id, qpath, settings, data_root=sample.root, regime="auto",
+                               profile="balanced", log=lambda m: None)
+
+        def late_row() -> dict:
+            return wh.query("SELECT status, error FROM questions WHERE run_id = ? AND question_id = 'late'",
+                            [run_id])[0]
+
+        assert answer()["statuses"] == {"answered": 1, "failed": 1}
+        load_error = late_row()["error"]
+        assert "late/policy.pdf" in load_error and "document(s) not found" in load_error
+        errors = wh.scalar("SELECT count(*) FROM errors WHERE run_id = ?", [run_id])
+        # resumed while the document is still missing: nothing processed, no new error row, the load error stays
+        again = answer()
+        assert again["processed"] == 0 and again["statuses"] == {"answered": 1, "failed": 1}
+        assert wh.scalar("SELECT count(*) FROM errors WHERE run_id = ?", [run_id]) == errors
+        assert late_row() == {"status": "failed", "error": load_error}
+        # the document arrives: the same run ingests and answers it
+        late.parent.mkdir()
+        late.write_bytes(sample.pdfs[0].read_bytes())
+        done = answer()
+        assert done["processed"] == 1 and done["statuses"] == {"answered": 2}
+        assert late_row() == {"status": "answered", "error": None}
