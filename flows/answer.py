@@ -15,10 +15,10 @@ from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
 from tasks.pipeline import PipelineContext, process_question
 from tasks.questions import ingest_questions, load_question_set
-from tasks.providers import make_clients
+from tasks.providers import make_clients, use_arbiter
 from warehouse.db import Warehouse
 from warehouse.questions import load_questions
-from warehouse.runs import finish_run, get_run, start_run
+from warehouse.runs import fails_run, finish_run, get_run, start_run
 
 
 @task(name="answer-question", cache_policy=NO_CACHE)
@@ -38,6 +38,22 @@ def question_docs(path: Path, data_root: Path | None) -> list[Path]:
         except Exception:  # reported per question when the set is loaded into the run
             continue
     return sorted(docs)
+
+
+def answer_config(questions: Path, data_root: Path | None, regime: str, profile: str, settings: Settings,
+                  **extra: Any) -> dict[str, Any]:
+    """What a run that answers a question set records as its ``runs.config``: the inputs its results depend on."""
+    return {"questions": str(questions), "data_root": str(data_root) if data_root else None, "regime": regime,
+            "arbiter": settings.arbiter.provider, "generator": settings.generate.provider, "profile": profile,
+            "model": settings.llm.model, **extra}
+
+
+def open_run(wh: Warehouse, flow: str, config: dict[str, Any], run_id: str | None, log) -> str:
+    """Start the run, or resume it when ``run_id`` names one this warehouse holds; says which."""
+    resumed = bool(run_id and get_run(wh, run_id))
+    run_id = start_run(wh, flow, config, run_id=run_id)
+    log(f"{flow} run {run_id} ({'resumed' if resumed else 'new'})")
+    return run_id
 
 
 def documents_missing(row: dict[str, Any]) -> bool:
@@ -99,21 +115,15 @@ def answer_flow(questions: str, data_root: str | None = None, home: str | None =
                 arbiter: str | None = None, profile: str | None = None, run_id: str | None = None,
                 stop_after: str | None = None, ingest: bool = True) -> dict[str, Any]:
     """Answer a question set (JSONL). Pass an existing ``run_id`` to resume a crashed or partial run."""
-    settings = get_settings(home)
-    if arbiter:
-        settings.arbiter.provider = arbiter
+    settings = use_arbiter(get_settings(home), arbiter)
     profile = profile or settings.dispatch_profile
     logger = get_run_logger()
     qpath = Path(questions).resolve()
     root = Path(data_root).resolve() if data_root else None
     with Warehouse(settings.duckdb_path) as wh:
-        resumed = bool(run_id and get_run(wh, run_id))
-        config = {"questions": str(qpath), "data_root": str(root) if root else None, "regime": regime,
-                  "arbiter": settings.arbiter.provider, "generator": settings.generate.provider,
-                  "profile": profile, "stop_after": stop_after, "model": settings.llm.model}
-        run_id = start_run(wh, "answer", config, run_id=run_id)
-        logger.info(f"answer run {run_id} ({'resumed' if resumed else 'new'})")
-        try:
+        config = answer_config(qpath, root, regime, profile, settings, stop_after=stop_after)
+        run_id = open_run(wh, "answer", config, run_id, logger.info)
+        with fails_run(wh, run_id):
             if ingest:
                 docs = question_docs(qpath, root)
                 if docs:
@@ -121,9 +131,6 @@ def answer_flow(questions: str, data_root: str | None = None, home: str | None =
             summary = answer_into(wh, run_id, qpath, settings, data_root=root, regime=regime, profile=profile,
                                   stop_after=stop_after, submit=settings.arbiter.provider == "openai",
                                   log=logger.info)
-        except BaseException as exc:
-            finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
-            raise
         status = "partial" if summary["statuses"].get("failed") else "ok"
         finish_run(wh, run_id, status, summary)
         return summary

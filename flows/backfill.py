@@ -34,7 +34,7 @@ from tasks.providers import make_clients
 from warehouse import diff as diff_store
 from warehouse.db import Warehouse
 from warehouse.questions import load_questions, set_question_status
-from warehouse.runs import finish_run, get_run, record_error, start_run
+from warehouse.runs import fails_run, finish_run, get_run, record_error, start_run
 
 MODES = ("auto", "rearbitrate", "redispatch", "redetect")
 
@@ -196,14 +196,11 @@ def backfill_into(wh: Warehouse, source_run_id: str, settings: Settings, *, arbi
     run_id = start_run(wh, "backfill", config, run_id=run_id, parent_run_id=source_run_id)
     log(f"backfill {run_id} of {source_run_id} ({mode}, {'resumed' if resumed else 'new'}): arbiter "
         f"{s.arbiter.provider}, generator {s.generate.provider}, model {s.llm.model}, profile {profile}")
-    try:
+    with fails_run(wh, run_id):
         summary = _backfill_questions(wh, run_id, source_run_id, s, mode=mode, profile=profile, overrides=overrides,
                                       regime=regime, submit=submit,
                                       batch_poll_s=batch_poll_s if batch_api else None, log=log)
         diff = diff_runs(wh, source_run_id, run_id)
-    except BaseException as exc:
-        finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
-        raise
     summary.update(run_id=run_id, source_run_id=source_run_id, mode=mode, diff=diff.as_json()["summary"],
                    seconds=round(time.perf_counter() - t0, 2))
     finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") else "ok", summary)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -10,6 +9,7 @@ from typing import Optional
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
+from flows.cli_common import HomeOpt, echo_json
 from schemas.settings import get_settings
 
 app = typer.Typer(help="Auditable document RAG: detectors propose, the arbiter decides, the warehouse remembers.",
@@ -18,13 +18,6 @@ runs_app = typer.Typer(help="Flow runs recorded in the warehouse.", no_args_is_h
 db_app = typer.Typer(help="The DuckDB warehouse.", no_args_is_help=True)
 app.add_typer(runs_app, name="runs")
 app.add_typer(db_app, name="db")
-
-HomeOpt = typer.Option(None, "--home", help="warehouse home (default: ARBITER_HOME or ./.arbiter)")
-
-
-def _echo_json(obj) -> None:
-    typer.echo(json.dumps(obj, indent=2, default=str))
-
 
 @app.command()
 def ingest(paths: list[Path] = typer.Argument(..., help="PDF files or folders (searched recursively)"),
@@ -38,7 +31,7 @@ def ingest(paths: list[Path] = typer.Argument(..., help="PDF files or folders (s
     runner = ThreadPoolTaskRunner(max_workers=settings.ingest.parse_workers)
     summary = ingest_flow.with_options(task_runner=runner)([str(p) for p in paths], home=str(settings.home))
     if as_json:
-        _echo_json(summary)
+        echo_json(summary)
     else:
         typer.echo(f"run {summary['run_id']}: {summary['ingested']} ingested, {summary['skipped_unchanged']} "
                    f"unchanged, {summary['failed']} failed, {summary['missing']} missing "
@@ -61,15 +54,18 @@ def answer(questions: Path = typer.Argument(..., help="question set (JSONL: qid,
            home: Optional[Path] = HomeOpt, as_json: bool = typer.Option(False, "--json")) -> None:
     """Answer a question set: ingest its documents, detect, arbitrate, generate. Exit 2 if any question failed."""
     from flows.answer import answer_flow
+    from tasks.providers import ARBITER_PROVIDERS
 
     if regime not in ("auto", "batch", "sequential", "both"):
         raise typer.BadParameter("regime must be auto, batch, sequential or both")
+    if arbiter is not None and arbiter not in ARBITER_PROVIDERS:
+        raise typer.BadParameter(f"arbiter must be one of {', '.join(ARBITER_PROVIDERS)}")
     settings = get_settings(home)
     summary = answer_flow(str(questions), data_root=str(data_root) if data_root else None,
                           home=str(settings.home), regime=regime, arbiter=arbiter, profile=profile,
                           run_id=run_id, stop_after=stop_after)
     if as_json:
-        _echo_json(summary)
+        echo_json(summary)
     else:
         typer.echo(f"run {summary['run_id']}: {summary['questions']} questions, {summary['statuses']} "
                    f"({summary['seconds']}s)")
@@ -90,7 +86,7 @@ def runs_list(home: Optional[Path] = HomeOpt, limit: int = 50, as_json: bool = t
     with Warehouse(settings.duckdb_path, read_only=True) as wh:
         rows = list_runs(wh, limit)
     if as_json:
-        _echo_json(rows)
+        echo_json(rows)
         return
     for r in rows:
         typer.echo(f"{r['run_id']}  {r['flow']:<10} {r['status']:<11} {r['started_at']:%Y-%m-%d %H:%M:%S}"
@@ -124,7 +120,7 @@ def audit(run_id: str = typer.Argument(...), question_id: str = typer.Argument(.
             data = audit_question(wh, run_id, question_id)
         except LookupError as exc:
             raise typer.BadParameter(str(exc)) from None
-    _echo_json(data) if as_json else typer.echo(render_audit(data))
+    echo_json(data) if as_json else typer.echo(render_audit(data))
 
 
 @app.command()

@@ -6,7 +6,6 @@ With ``--json`` stdout carries the summary and nothing else (logs go to stderr).
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -14,6 +13,7 @@ from typing import Any, Optional
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
+from flows.cli_common import HomeOpt, echo_json
 from tasks.evaluate import ANSWER_METHODS, PAGE_METHODS
 
 
@@ -59,7 +59,7 @@ def eval_cmd(
     regime: str = typer.Option("both", help="both | auto | batch | sequential (both measures every regime)"),
     arbiter: Optional[str] = typer.Option(None, help="rules | openai | replay | learned (default: settings)"),
     profile: Optional[str] = typer.Option(None, help="dispatcher profile: strict | balanced | lenient"),
-    home: Optional[Path] = typer.Option(None, "--home", help="warehouse home (default: ARBITER_HOME or ./.arbiter)"),
+    home: Optional[Path] = HomeOpt,
     limit: Optional[int] = typer.Option(None, min=1, help="evaluate only the first N questions"),
     corpus_wide: bool = typer.Option(False, "--corpus-wide", help="search the whole corpus for every question; "
                                                                   "`doc` stays the gold (document hit rate)"),
@@ -67,13 +67,14 @@ def eval_cmd(
 ) -> None:
     """Evaluate on a gold set: page hit@1/@5 and MRR (arbiter vs baselines), not-found precision/recall, answer
     accuracy and tokens per regime, by label. Exit 2 if the pipeline failed any question."""
-    from flows.evaluate import ARBITERS, REGIMES, evaluate_flow
+    from flows.evaluate import REGIMES, evaluate_flow
+    from tasks.providers import ARBITER_PROVIDERS
     from schemas.settings import get_settings
 
     if regime not in REGIMES:
         raise typer.BadParameter(f"regime must be one of {', '.join(REGIMES)}")
-    if arbiter is not None and arbiter not in ARBITERS:
-        raise typer.BadParameter(f"arbiter must be one of {', '.join(ARBITERS)}")
+    if arbiter is not None and arbiter not in ARBITER_PROVIDERS:
+        raise typer.BadParameter(f"arbiter must be one of {', '.join(ARBITER_PROVIDERS)}")
     t0 = time.perf_counter()
     settings = get_settings(home)
     try:
@@ -86,7 +87,7 @@ def eval_cmd(
         raise typer.Exit(1) from exc
     summary["wall_seconds"] = round(time.perf_counter() - t0, 2)  # with Prefect's start-up
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, default=str))
+        echo_json(summary)
     else:
         typer.echo(format_summary(summary))
     if summary.get("n_failed"):

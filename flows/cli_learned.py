@@ -13,13 +13,13 @@ Each training is a run (flow 'train-arbiter') and writes a new versioned model u
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
+from flows.cli_common import HomeOpt, echo_json
 from schemas.settings import Settings, get_settings
 
 
@@ -39,7 +39,7 @@ def train_arbiter(settings: Settings, *, from_run: str | None = None, gold: Path
     from tasks.arbiter.learned import pools_from_gold, pools_from_verdicts, save_artifact, train_learned_arbiter
     from tasks.questions import load_question_set
     from warehouse.db import Warehouse
-    from warehouse.runs import finish_run, start_run
+    from warehouse.runs import fails_run, finish_run, start_run
     from warehouse.training import pool_rows, run_flow, verdict_rows
 
     if (from_run is None) == (gold is None):
@@ -50,7 +50,7 @@ def train_arbiter(settings: Settings, *, from_run: str | None = None, gold: Path
               "data_root": str(data_root.resolve()) if data_root else None, "kind": kind}
     with Warehouse(settings.duckdb_path) as wh:
         run_id = start_run(wh, "train-arbiter", config)
-        try:
+        with fails_run(wh, run_id):
             if from_run is not None:
                 if run_flow(wh, from_run) is None:
                     raise LookupError(f"run {from_run!r} not found; see `arbiter runs list` for run ids")
@@ -88,9 +88,6 @@ def train_arbiter(settings: Settings, *, from_run: str | None = None, gold: Path
                           hashlib.sha256(path.read_bytes()).hexdigest(), "pool_run_id": pool}
             trained = train_learned_arbiter(pools, kind=kind, source={**source, "train_run_id": run_id})
             meta = save_artifact(trained, settings.models_dir)
-        except BaseException as exc:
-            finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
-            raise
         summary = {k: meta[k] for k in ("version", "model", "artifact", "kind", "pairs", "positive", "questions",
                                         "groups", "thresholds", "holdout", "source")}
         finish_run(wh, run_id, "ok", summary)
@@ -110,7 +107,7 @@ def train_arbiter_cmd(
     pool_run: Optional[str] = typer.Option(None, "--pool-run", help="with --gold: take candidate pools from this run "
                                                                     "instead of detecting them"),
     kind: str = typer.Option("logreg", "--kind", help="logreg (default) | hgb"),
-    home: Optional[Path] = typer.Option(None, "--home", help="warehouse home (default: ARBITER_HOME or ./.arbiter)"),
+    home: Optional[Path] = HomeOpt,
     as_json: bool = typer.Option(False, "--json", help="print the model's metadata as JSON"),
 ) -> None:
     """Train the learned arbiter (scikit-learn, offline) and save it as a new version under <home>/models."""
@@ -122,7 +119,7 @@ def train_arbiter_cmd(
         typer.echo(f"train-arbiter failed: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(1) from exc
     if as_json:
-        typer.echo(json.dumps(meta, indent=2, default=str))
+        echo_json(meta)
         return
     h = meta["holdout"]
     typer.echo(f"{meta['model']} ({meta['kind']}) saved to {meta['path']}: {meta['pairs']} pairs "

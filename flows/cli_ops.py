@@ -9,21 +9,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
+from flows.cli_common import HOME_HELP, echo_json
 from schemas.settings import get_settings
 
-HOME_HELP = "warehouse home (default: ARBITER_HOME or ./.arbiter)"
 EXAMPLE_NIGHTLY = Path(__file__).resolve().parents[1] / "deployments" / "nightly.example.toml"
-
-
-def _echo_json(obj) -> None:
-    typer.echo(json.dumps(obj, indent=2, default=str))
 
 
 def parse_thresholds(items: list[str]) -> dict[str, float]:
@@ -56,7 +51,7 @@ def diff_cmd(run_a: str = typer.Argument(..., help="the earlier run (e.g. the ba
         except LookupError as exc:
             raise typer.BadParameter(str(exc)) from None
     if as_json:
-        _echo_json(d.as_json())
+        echo_json(d.as_json())
     else:
         typer.echo(format_diff(d))
     if exit_code and d.summary.questions_changed:
@@ -98,7 +93,7 @@ def backfill_cmd(from_run: Optional[str] = typer.Option(None, "--from-run", help
     except BackfillError as exc:
         raise typer.BadParameter(str(exc)) from None
     if as_json:
-        _echo_json(out)
+        echo_json(out)
     else:
         if not out["backfills"]:
             typer.echo("no answer runs in that range; see `arbiter runs list`")
@@ -122,7 +117,7 @@ def nightly_cmd(config: Path = typer.Option(EXAMPLE_NIGHTLY, "--config", help="n
 
     out = nightly_flow(str(config), home=str(home) if home else None, run_id=run_id)
     if as_json:
-        _echo_json(out)
+        echo_json(out)
     else:
         typer.echo(f"nightly {out['run_id']}: ingest {out['ingest_run_id'] or '-'}; "
                    f"{len(out['answer_runs'])} question set(s) answered, {len(out['failed_sets'])} failed "

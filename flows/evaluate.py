@@ -17,7 +17,7 @@ from prefect import flow, get_run_logger
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.answer import answer_into, question_docs
+from flows.answer import answer_config, answer_into, open_run, question_docs
 from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
 from tasks.evaluate import evaluation_summary, score_run
@@ -27,9 +27,9 @@ from warehouse import corpus
 from warehouse.db import Warehouse
 from warehouse.evals import save_eval_results, unscope_questions
 from warehouse.questions import load_questions
-from warehouse.runs import finish_run, get_run, start_run
+from tasks.providers import use_arbiter
+from warehouse.runs import fails_run, finish_run
 
-ARBITERS = ("rules", "openai", "replay", "learned")
 REGIMES = ("both", "auto", "batch", "sequential")
 
 
@@ -113,30 +113,19 @@ def evaluate_flow(questions: str, data_root: str | None = None, home: str | None
                   corpus_wide: bool = False, run_id: str | None = None) -> dict[str, Any]:
     """Evaluate the pipeline on a gold question set (JSONL). Pass an existing ``run_id`` to resume it."""
     t0 = time.perf_counter()
-    settings = get_settings(home)
-    if arbiter:
-        if arbiter not in ARBITERS:
-            raise ValueError(f"arbiter must be one of {', '.join(ARBITERS)}, got {arbiter!r}")
-        settings.arbiter.provider = arbiter
+    settings = use_arbiter(get_settings(home), arbiter)
     logger = get_run_logger()
     qpath = Path(questions).resolve()
     root = Path(data_root).resolve() if data_root else None
     with Warehouse(settings.duckdb_path) as wh:
-        resumed = bool(run_id and get_run(wh, run_id))
-        config = {"questions": str(qpath), "data_root": str(root) if root else None, "regime": regime,
-                  "arbiter": settings.arbiter.provider, "generator": settings.generate.provider,
-                  "profile": profile or settings.dispatch_profile, "limit": limit, "corpus_wide": corpus_wide,
-                  "embedder": settings.embedder.kind, "model": settings.llm.model}
-        run_id = start_run(wh, "evaluate", config, run_id=run_id)
-        logger.info(f"evaluate run {run_id} ({'resumed' if resumed else 'new'})")
-        try:
+        config = answer_config(qpath, root, regime, profile or settings.dispatch_profile, settings, limit=limit,
+                               corpus_wide=corpus_wide, embedder=settings.embedder.kind)
+        run_id = open_run(wh, "evaluate", config, run_id, logger.info)
+        with fails_run(wh, run_id):
             summary = evaluate_into(wh, run_id, qpath, settings, data_root=root, regime=regime, profile=profile,
                                     corpus_wide=corpus_wide, limit=limit,
                                     submit=settings.arbiter.provider == "openai", parse_many=_parallel_parse,
                                     log=logger.info)
-        except BaseException as exc:
-            finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
-            raise
         summary["seconds"] = round(time.perf_counter() - t0, 2)
         finish_run(wh, run_id, "partial" if summary["n_failed"] else "ok", summary)
         return summary

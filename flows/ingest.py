@@ -15,7 +15,7 @@ from tasks.embed import get_embedder
 from tasks.ingest import IngestSummary, ParseOutcome, discover, is_unchanged, parse_document, store_document, vanished
 from warehouse import corpus
 from warehouse.db import Warehouse
-from warehouse.runs import finish_run, start_run
+from warehouse.runs import fails_run, finish_run, start_run
 from warehouse.vectors import VectorStore
 
 
@@ -67,11 +67,8 @@ def ingest_flow(paths: list[str], home: str | None = None) -> dict:
     logger = get_run_logger()
     with Warehouse(settings.duckdb_path) as wh:
         run_id = start_run(wh, "ingest", {"paths": paths, "home": str(settings.home)})
-        try:
+        with fails_run(wh, run_id):
             summary = ingest_into(wh, run_id, [Path(p) for p in paths], settings, _parallel_parse, logger.info)
-        except BaseException as exc:
-            finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
-            raise
         status = "partial" if summary.failed else "ok"
         finish_run(wh, run_id, status, summary.as_dict())
         logger.info(

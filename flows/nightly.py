@@ -21,14 +21,15 @@ from prefect import flow, get_run_logger
 from prefect.futures import as_completed
 from pydantic import BaseModel, Field, model_validator
 
-from flows.answer import answer_into, question_docs
+from flows.answer import answer_config, answer_into, question_docs
 from flows.ingest import ingest_into
 from flows.report import report_into
 from schemas.settings import Settings, get_settings
 from tasks.ingest import ParseOutcome, parse_document
+from tasks.providers import use_arbiter
 from warehouse import diff as runs_store
 from warehouse.db import Warehouse
-from warehouse.runs import finish_run, get_run, start_run
+from warehouse.runs import fails_run, finish_run, get_run, run_error, start_run
 
 
 class CorpusSpec(BaseModel):
@@ -158,12 +159,9 @@ def nightly_into(wh: Warehouse, nightly_id: str, cfg: NightlyConfig, settings: S
         finish_run(wh, ingest_id, "partial" if summary.failed else "ok", summary.as_dict())
         out.update(ingest_run_id=ingest_id, ingest=summary.as_dict())
     for qs in cfg.question_sets:
-        s = settings.model_copy(deep=True)
-        s.arbiter.provider = qs.arbiter or cfg.arbiter or s.arbiter.provider
+        s = use_arbiter(settings.model_copy(deep=True), qs.arbiter or cfg.arbiter)
         regime, profile = qs.regime or cfg.regime, qs.profile or cfg.profile or s.dispatch_profile
-        config = {"questions": str(qs.questions), "data_root": str(qs.data_root) if qs.data_root else None,
-                  "regime": regime, "arbiter": s.arbiter.provider, "generator": s.generate.provider,
-                  "profile": profile, "stop_after": None, "model": s.llm.model, "question_set": qs.name}
+        config = answer_config(qs.questions, qs.data_root, regime, profile, s, stop_after=None, question_set=qs.name)
         previous = _child(wh, nightly_id, "answer", "questions", str(qs.questions))
         run_id = start_run(wh, "answer", config, run_id=previous, parent_run_id=nightly_id)
         log(f"question set {qs.name or qs.questions.name}: answer run {run_id}" + (" (resumed)" if previous else ""))
@@ -174,10 +172,9 @@ def nightly_into(wh: Warehouse, nightly_id: str, cfg: NightlyConfig, settings: S
             summary = answer_into(wh, run_id, qs.questions, s, data_root=qs.data_root, regime=regime,
                                   profile=profile, submit=submit and s.arbiter.provider == "openai", log=log)
         except Exception as exc:  # one set's failure is recorded; the other sets still run
-            finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
-            out["failed_sets"].append({"questions": str(qs.questions), "run_id": run_id,
-                                       "error": f"{type(exc).__name__}: {exc}"})
-            log(f"question set {qs.questions} FAILED: {type(exc).__name__}: {exc}")
+            finish_run(wh, run_id, "failed", error=run_error(exc))
+            out["failed_sets"].append({"questions": str(qs.questions), "run_id": run_id, "error": run_error(exc)})
+            log(f"question set {qs.questions} FAILED: {run_error(exc)}")
             continue
         finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") else "ok", summary)
         out["answer_runs"].append({"run_id": run_id, "questions": str(qs.questions), "statuses": summary["statuses"]})
@@ -203,11 +200,8 @@ def nightly_flow(config: str, home: str | None = None, run_id: str | None = None
         run_id = start_run(wh, "nightly", {"config": str(Path(config).resolve()), **cfg.model_dump(mode="json")},
                            run_id=run_id)
         logger.info(f"nightly run {run_id}: {len(cfg.corpora)} corpora, {len(cfg.question_sets)} question set(s)")
-        try:
+        with fails_run(wh, run_id):
             summary = nightly_into(wh, run_id, cfg, settings, submit=True, log=logger.info)
-        except BaseException as exc:
-            finish_run(wh, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
-            raise
         failed = summary["failed_sets"] or any(r["statuses"].get("failed") for r in summary["answer_runs"])
         finish_run(wh, run_id, "partial" if failed else "ok", summary)
     summary["run_id"] = run_id

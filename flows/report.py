@@ -13,7 +13,7 @@ from prefect import flow, get_run_logger
 
 from schemas.settings import get_settings
 from warehouse.db import Warehouse
-from warehouse.runs import finish_run, start_run
+from warehouse.runs import fails_run, finish_run, start_run
 
 
 def report_into(wh: Warehouse, run_id: str, out_dir: Path) -> Path:
@@ -33,11 +33,8 @@ def report_flow(run_id: str, home: str | None = None, out_dir: str | None = None
     logger = get_run_logger()
     with Warehouse(settings.duckdb_path) as wh:
         report_run = start_run(wh, "report", {"run_id": run_id, "out_dir": str(target)}, parent_run_id=run_id)
-        try:
+        with fails_run(wh, report_run):
             path = report_into(wh, run_id, target)
-        except BaseException as exc:
-            finish_run(wh, report_run, "failed", error=f"{type(exc).__name__}: {exc}")
-            raise
         finish_run(wh, report_run, "ok", {"path": str(path)})
     logger.info(f"report of {run_id}: {path}")
     return {"run_id": run_id, "report_run_id": report_run, "path": str(path)}

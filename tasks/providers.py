@@ -24,6 +24,16 @@ def _replay(settings: Settings, wh: Warehouse) -> Provider:
     return ReplayProvider(wh, run_id=settings.arbiter.replay_run_id)
 
 
+def use_arbiter(settings: Settings, name: str | None) -> Settings:
+    """``settings`` with the arbiter provider ``name`` (None: as configured); an unknown name is refused here,
+    before any run is started for it."""
+    if name is not None:
+        if name not in ARBITER_PROVIDERS:
+            raise ValueError(f"unknown arbiter provider {name!r}; choose one of {', '.join(ARBITER_PROVIDERS)}")
+        settings.arbiter.provider = name
+    return settings
+
+
 def arbiter_provider(name: str, settings: Settings, wh: Warehouse) -> Provider:
     if name == "rules":
         from tasks.arbiter.rules import RulesArbiterProvider

@@ -46,3 +46,21 @@ def test_db_path_runs_list_and_config(tmp_path):
     assert out.exit_code == 0 and run_id in out.output
     out = runner.invoke(app, ["config"])
     assert out.exit_code == 0 and "ARBITER_LLM__BASE_URL" in out.output
+
+
+def test_unknown_arbiter_is_refused_before_any_run_starts(tmp_path):
+    import pytest
+
+    from schemas.settings import get_settings
+    from tasks.providers import use_arbiter
+
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"qid": "1", "question": "What is the fee?"}\n', encoding="utf-8")
+    for command in (["answer", str(questions)], ["eval", str(questions)]):
+        out = CliRunner().invoke(app, [*command, "--arbiter", "oracle", "--home", str(tmp_path)])
+        assert out.exit_code == 2 and "arbiter must be one of rules, openai, replay, learned" in out.output
+    assert not (tmp_path / "warehouse.duckdb").exists()
+    with pytest.raises(ValueError, match="unknown arbiter provider 'oracle'"):
+        use_arbiter(get_settings(tmp_path), "oracle")
+    assert use_arbiter(get_settings(tmp_path), "replay").arbiter.provider == "replay"
+    assert use_arbiter(get_settings(tmp_path), None).arbiter.provider == get_settings(tmp_path).arbiter.provider

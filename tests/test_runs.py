@@ -6,8 +6,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from warehouse.db import Warehouse
-from warehouse.runs import list_runs, mark_interrupted, start_run
+from warehouse.runs import fails_run, finish_run, list_runs, mark_interrupted, start_run
 
 
 def dead_pid() -> int:
@@ -35,3 +37,22 @@ def test_run_of_a_dead_process_is_marked_interrupted(tmp_path):
         assert start_run(wh, "answer", {}, run_id=killed) == killed
         row = wh.query("SELECT status, error, pid FROM runs WHERE run_id = ?", [killed])[0]
         assert row == {"status": "running", "error": None, "pid": os.getpid()}
+
+
+def test_a_run_whose_work_raises_is_finished_failed_with_the_error(tmp_path):
+    with Warehouse(tmp_path / "w.duckdb") as wh:
+        def status(run_id):
+            return wh.query("SELECT status, error FROM runs WHERE run_id = ?", [run_id])[0]
+
+        broken, stopped, fine = (start_run(wh, "answer", {}) for _ in range(3))
+        with pytest.raises(LookupError), fails_run(wh, broken):
+            raise LookupError("run 'x' not found")
+        assert status(broken) == {"status": "failed", "error": "LookupError: run 'x' not found"}
+        with pytest.raises(KeyboardInterrupt), fails_run(wh, stopped):  # Ctrl-C is recorded too, then goes on
+            raise KeyboardInterrupt()
+        assert status(stopped) == {"status": "failed", "error": "KeyboardInterrupt: "}
+        with fails_run(wh, fine):
+            pass
+        assert status(fine) == {"status": "running", "error": None}  # the caller finishes a run that did not raise
+        finish_run(wh, fine, "ok", {})
+        assert status(fine)["status"] == "ok"

@@ -6,6 +6,8 @@ import os
 import platform
 import secrets
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from warehouse.db import Warehouse, to_json, utcnow
@@ -87,6 +89,22 @@ def finish_run(wh: Warehouse, run_id: str, status: str, summary: dict[str, Any] 
         "UPDATE runs SET status = ?, finished_at = ?, summary = ?, error = ? WHERE run_id = ?",
         [status, utcnow(), to_json(summary or {}), error, run_id],
     )
+
+
+def run_error(exc: BaseException) -> str:
+    """How a run's ``error`` names the exception that ended it."""
+    return f"{type(exc).__name__}: {exc}"
+
+
+@contextmanager
+def fails_run(wh: Warehouse, run_id: str) -> Iterator[None]:
+    """The block is the run's work: if it raises (an interrupt too), the run is finished ``failed`` with the
+    error, and the exception goes on. The block's caller finishes the run itself when it does not raise."""
+    try:
+        yield
+    except BaseException as exc:
+        finish_run(wh, run_id, "failed", error=run_error(exc))
+        raise
 
 
 def record_error(wh: Warehouse, run_id: str, stage: str, subject: str, error: str) -> None:

@@ -26,7 +26,7 @@ from warehouse.corpus import lines_text as corpus_lines
 from warehouse.db import Warehouse
 from warehouse.detection import load_candidates
 from warehouse.questions import UnknownQuestionError, set_question_status
-from warehouse.runs import finish_run, get_run, record_error, start_run
+from warehouse.runs import fails_run, finish_run, get_run, record_error, start_run
 
 log = logging.getLogger("arbiter.arbiter")
 
@@ -105,7 +105,7 @@ def redispatch_run(wh: Warehouse, source_run_id: str, profile: str | None = None
     new_run_id = start_run(wh, "redispatch", {"source_run_id": source_run_id, "profile": profile,
                                                "overrides": dict(overrides or {})},
                            run_id=new_run_id, parent_run_id=source_run_id)
-    try:
+    with fails_run(wh, new_run_id):
         copied = store.copy_run_rows(wh, source_run_id, new_run_id)
         statuses: Counter[str] = Counter()
         for row in store.run_results(wh, source_run_id):
@@ -127,9 +127,6 @@ def redispatch_run(wh: Warehouse, source_run_id: str, profile: str | None = None
             store.save_retrieval_result(wh, new_run_id, result)
             _set_status(wh, new_run_id, qid, "arbitrated")
             statuses[result.status] += 1
-    except BaseException as exc:
-        finish_run(wh, new_run_id, "failed", error=f"{type(exc).__name__}: {exc}")
-        raise
     summary = {"source_run_id": source_run_id, "profile": profile_name, "copied": copied, "statuses": dict(statuses)}
     finish_run(wh, new_run_id, "partial" if statuses.get("failed") else "ok", summary)
     return new_run_id
