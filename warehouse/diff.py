@@ -11,6 +11,7 @@ from typing import Any
 
 from warehouse.db import Warehouse
 from warehouse.llm_log import flush_calls
+from warehouse.retrieval import copy_table_rows
 
 
 def runs_exist(wh: Warehouse, run_ids: list[str]) -> list[str]:
@@ -112,24 +113,19 @@ def answer_runs_between(wh: Warehouse, since: Any | None, until: Any | None,
 def copy_question_rows(wh: Warehouse, source_run_id: str, new_run_id: str, *, with_candidates: bool) -> dict[str, int]:
     """Copy a run's questions (reset to 'loaded') and, with ``with_candidates``, its detector hits and candidates
     (questions then 'detected'), replacing any rows ``new_run_id`` already has; rows copied per table."""
-    tables = ("questions", "detector_hits", "candidates") if with_candidates else ("questions",)
     status = "detected" if with_candidates else "loaded"
-    counts = {}
     with wh.transaction():
-        for table in tables:
-            wh.execute(f"DELETE FROM {table} WHERE run_id = ?", [new_run_id])
-            if table == "questions":
-                # a question that failed before detection (e.g. its document is missing) stays failed
-                wh.execute(
-                    "INSERT INTO questions SELECT * REPLACE (? AS run_id, CASE WHEN status = 'failed' AND "
-                    "question_id NOT IN (SELECT question_id FROM candidates WHERE run_id = ?) THEN status "
-                    "ELSE ? END AS status, CASE WHEN status = 'failed' AND question_id NOT IN (SELECT question_id "
-                    "FROM candidates WHERE run_id = ?) THEN error END AS error) FROM questions WHERE run_id = ?",
-                    [new_run_id, source_run_id, status, source_run_id, source_run_id])
-            else:
-                wh.execute(f"INSERT INTO {table} SELECT * REPLACE (? AS run_id) FROM {table} WHERE run_id = ?",
-                           [new_run_id, source_run_id])
-            counts[table] = wh.scalar(f"SELECT count(*) FROM {table} WHERE run_id = ?", [new_run_id])
+        wh.execute("DELETE FROM questions WHERE run_id = ?", [new_run_id])
+        # a question that failed before detection (e.g. its document is missing) stays failed
+        wh.execute(
+            "INSERT INTO questions SELECT * REPLACE (? AS run_id, CASE WHEN status = 'failed' AND "
+            "question_id NOT IN (SELECT question_id FROM candidates WHERE run_id = ?) THEN status "
+            "ELSE ? END AS status, CASE WHEN status = 'failed' AND question_id NOT IN (SELECT question_id "
+            "FROM candidates WHERE run_id = ?) THEN error END AS error) FROM questions WHERE run_id = ?",
+            [new_run_id, source_run_id, status, source_run_id, source_run_id])
+        counts = {"questions": wh.scalar("SELECT count(*) FROM questions WHERE run_id = ?", [new_run_id])}
+        for table in ("detector_hits", "candidates") if with_candidates else ():
+            counts[table] = copy_table_rows(wh, table, source_run_id, new_run_id)
     return counts
 
 

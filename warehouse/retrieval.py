@@ -124,14 +124,17 @@ def copy_run_rows(wh: Warehouse, source_run_id: str, new_run_id: str,
     unknown = sorted(set(tables) - set(REDISPATCH_TABLES))
     if unknown:
         raise ValueError(f"copy_run_rows copies only {REDISPATCH_TABLES}, not {unknown}")
-    counts = {}
     with wh.transaction():
-        for table in tables:
-            wh.execute(f"DELETE FROM {table} WHERE run_id = ?", [new_run_id])
-            wh.execute(f"INSERT INTO {table} SELECT * REPLACE (? AS run_id) FROM {table} WHERE run_id = ?",
-                       [new_run_id, source_run_id])
-            counts[table] = wh.scalar(f"SELECT count(*) FROM {table} WHERE run_id = ?", [new_run_id])
-    return counts
+        return {table: copy_table_rows(wh, table, source_run_id, new_run_id) for table in tables}
+
+
+def copy_table_rows(wh: Warehouse, table: str, source_run_id: str, new_run_id: str) -> int:
+    """Replace ``new_run_id``'s rows of ``table`` with copies of ``source_run_id``'s, inside the caller's
+    transaction; returns the rows ``new_run_id`` now has there."""
+    wh.execute(f"DELETE FROM {table} WHERE run_id = ?", [new_run_id])
+    wh.execute(f"INSERT INTO {table} SELECT * REPLACE (? AS run_id) FROM {table} WHERE run_id = ?",
+               [new_run_id, source_run_id])
+    return wh.scalar(f"SELECT count(*) FROM {table} WHERE run_id = ?", [new_run_id])
 
 
 # -- audit reads ----------------------------------------------------------------------------------------------------
