@@ -128,6 +128,12 @@ def _rel(values: list[float | None]) -> list[float]:
     return [0.0 if v is None else (1.0 if hi == lo else (v - lo) / (hi - lo)) for v in values]
 
 
+def _of_best(values: list[float]) -> list[float]:
+    """Each value as a share of the pool's best (1 = the best; all 0 when the best is 0)."""
+    best = max(values)
+    return [v / best if best else 0.0 for v in values]
+
+
 def pool_features(question: ParsedQuestion | Mapping[str, Any],
                   candidates: Sequence[CandidateBrief | Mapping[str, Any]]) -> PoolFeatures:
     """The feature rows of a pool, in the order given (payload dicts or models)."""
@@ -206,12 +212,10 @@ def pool_features(question: ParsedQuestion | Mapping[str, Any],
     col("matched_kw_share", matched)
     col("term_share", term)
     col("term_weighted", weighted)
-    best_term = max(weighted)
-    col("term_rel", [w / best_term if best_term else 0.0 for w in weighted])
+    col("term_rel", _of_best(weighted))
     col("term_rank", _rank_desc(weighted))
     col("window_share", window)
-    best_window = max(window)
-    col("window_rel", [w / best_window if best_window else 0.0 for w in window])
+    col("window_rel", _of_best(window))
     col("title_term_share", title_terms)
     col("title_match", title_match)
     col("toc_title_match", [1.0 if t >= 0.5 and "toc" in c.methods else 0.0 for t, c in zip(title_match, cands)])
@@ -220,7 +224,7 @@ def pool_features(question: ParsedQuestion | Mapping[str, Any],
     pool_vocab = set().union(*tok_sets, *(set(_tokens(c.section)) for c in cands))
     missing = any(not ev.carries(t, pool_vocab) for t in query.distinct)
     col("pool_distinct_missing", [1.0 if missing else 0.0] * n)
-    col("pool_best_term", [best_term] * n)
+    col("pool_best_term", [max(weighted)] * n)
     col("shape_value", [1.0 if v else 0.0 for v in values])
     col("n_values", [min(v, 10.0) for v in values])
     col("value_in_window", in_window)
@@ -254,8 +258,7 @@ def pool_features(question: ParsedQuestion | Mapping[str, Any],
     col("page_rrf_share", share)
     col("page_methods", methods)
     col("page_term_union", union)
-    best_union = max(union)
-    col("page_union_rel", [u / best_union if best_union else 0.0 for u in union])
+    col("page_union_rel", _of_best(union))
     col("page_best_window", best_window)
     col("pool_size", [float(n)] * n)
     return PoolFeatures(matrix=m, candidates=cands, n_primary_keywords=n_prim)
