@@ -139,10 +139,11 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
 
 
 def detect_question(wh: Warehouse, run_id: str, question: ParsedQuestion, doc_ids: list[str] | None,
-                    corpus: CorpusCache, vectors, embedder, settings: Settings) -> list[CandidateBrief]:
-    """Run detection for one question and store it (plan, ``detector_hits``, ``candidates``); returns the pool
-    handed to the arbiter, in RRF order. Idempotent per (run_id, question_id)."""
+                    corpus: CorpusCache, vectors, embedder, settings: Settings) -> Detection:
+    """Run detection for one question and store it (plan, ``detector_hits``, ``candidates``); returns it: its
+    ``pool()`` (RRF order) and ``absent_terms`` are what the arbiter is handed. Idempotent per (run_id,
+    question_id)."""
     detection = run_detection(question, doc_ids, corpus, vectors, embedder, settings)
     save_detection(wh, run_id, question.question_id, detection.hits, detection.candidates)
     question_store.set_detector_plan(wh, run_id, question.question_id, detection.plan.detectors, detection.plan.rule)
-    return detection.pool()
+    return detection

@@ -73,7 +73,7 @@ def answered_regimes(wh: Warehouse, run_id: str, question_id: str) -> set[str]:
 def process_question(ctx: PipelineContext, row: dict[str, Any]) -> str:
     """Run one question; returns its final status. Failures are recorded, never raised."""
     from tasks.arbiter.run import arbitrate_question
-    from tasks.detect import absent_terms, detect_question
+    from tasks.detect import detect_question
     from tasks.generate.run import answer_question
     from warehouse.retrieval import load_retrieval_result
 
@@ -85,15 +85,15 @@ def process_question(ctx: PipelineContext, row: dict[str, Any]) -> str:
         result = load_retrieval_result(wh, run_id, qid)  # resume: retrieval already done
         if result is None:
             doc_ids = scope_doc_ids(wh, row)
-            candidates = detect_question(wh, run_id, question, doc_ids, ctx.corpus, ctx.vectors, ctx.embedder,
-                                         ctx.settings)
+            detection = detect_question(wh, run_id, question, doc_ids, ctx.corpus, ctx.vectors, ctx.embedder,
+                                        ctx.settings)
             set_question_status(wh, run_id, qid, "detected")
             if ctx.stop_after == "candidates":
                 return "detected"
             stage = "arbiter"
-            result = arbitrate_question(wh, run_id, question, candidates, ctx.arbiter, ctx.profile,
+            result = arbitrate_question(wh, run_id, question, detection.pool(), ctx.arbiter, ctx.profile,
                                         overrides=ctx.settings.dispatch.overrides() or None,
-                                        absent_terms=absent_terms(question, doc_ids, ctx.corpus))
+                                        absent_terms=detection.absent_terms)
             if result is None or getattr(result, "status", None) == "failed":
                 return "failed"
             set_question_status(wh, run_id, qid, "arbitrated")

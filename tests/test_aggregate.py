@@ -167,14 +167,14 @@ def test_detect_question_stores_hits_candidates_and_plan(wh, doc, tmp_path):
                               keywords_secondary=["claim"], answer_shape="text", decomposition="single",
                               intent="explain", parser="test")
     save_questions(wh, "run1", "set", [{"question_id": "q1", "text": question.text}])
-    pool = detect_question(wh, "run1", question, [DOC], cache, vectors, embedder, settings)
+    pool = detect_question(wh, "run1", question, [DOC], cache, vectors, embedder, settings).pool()
     assert 1 <= len(pool) <= 3
     assert pool == load_candidates(wh, "run1", "q1")
     assert any(c.section == "2 Claims" and "toc" in c.methods for c in pool)
     detectors, rule = wh.execute("SELECT detectors, detector_rule FROM questions WHERE question_id = 'q1'")[0]
     assert detectors == ["toc", "keywords", "embeddings"] and rule.startswith("all:")
     assert {h.detector for h in load_hits(wh, "run1", "q1")} == {"toc", "keywords", "embeddings"}
-    again = detect_question(wh, "run1", question, [DOC], cache, vectors, embedder, settings)
+    again = detect_question(wh, "run1", question, [DOC], cache, vectors, embedder, settings).pool()
     assert again == pool
 
 

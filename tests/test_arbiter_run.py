@@ -68,7 +68,8 @@ def run(wh, corpus, tmp_path):
     cache = CorpusCache(None, settings)  # frames handed in: the documents just stored
     for d in docs:
         cache.add(d.doc_id, d.lines, d.toc)
-    pools = {qid: detect_question(wh, run_id, q, None, cache, None, None, settings) for qid, q in parsed.items()}
+    pools = {qid: detect_question(wh, run_id, q, None, cache, None, None, settings).pool()
+             for qid, q in parsed.items()}
     yield run_id, parsed, pools
     flush_calls(wh)  # the clients log in batches: commit before the warehouse closes
 
