@@ -30,9 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from schemas.contracts import SINGLE_VALUE_SHAPES  # noqa: E402
 from schemas.settings import Settings, offline_environment  # noqa: E402
 
-SINGLE_VALUE = ("amount", "date", "boolean", "entity")
 
 FIGURES_SQL = """
 SELECT c.*, json_extract_string(q.labels, '$.answer_format') AS answer_format,
@@ -126,7 +126,7 @@ def figures(settings: Settings, run_id: str) -> dict:
         statuses = wh.query("SELECT status, count(*) AS n FROM questions WHERE run_id = ? GROUP BY ALL", [run_id])
         retrieval = wh.query("SELECT status, count(*) AS n FROM retrieval_results WHERE run_id = ? GROUP BY ALL",
                              [run_id])
-    single = [r for r in rows if r["answer_shape"] in SINGLE_VALUE and r["decomposition"] == "single"]
+    single = [r for r in rows if r["answer_shape"] in SINGLE_VALUE_SHAPES and r["decomposition"] == "single"]
     single_found = [r for r in single if r["batch_exit"] != "not_found"]
 
     def tokens(sel: list[dict]) -> dict:

@@ -11,6 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 TocSource = Literal["outline", "headings", "pages"]
 AnswerShape = Literal["amount", "date", "boolean", "entity", "text", "list", "comparison"]
+# one typed value: what the router sends to the sequential regime, what the extractive generator calls complete
+# once tied to the keywords, and what the regimes benchmark measures the -65% goal on
+SINGLE_VALUE_SHAPES: tuple[str, ...] = ("amount", "date", "boolean", "entity")
 Decomposition = Literal["single", "multi_part", "compare"]
 DetectorName = Literal["toc", "keywords", "embeddings"]
 Role = Literal["primary", "supporting", "tangential", "discarded"]

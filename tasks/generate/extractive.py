@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas.contracts import AnswerWithEvidence, EvidenceSpan
+from schemas.contracts import SINGLE_VALUE_SHAPES, AnswerWithEvidence, EvidenceSpan
 from tasks.generate import values as V
 from tasks.generate.normalise import normalise_value
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
@@ -24,7 +24,6 @@ from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
 FOUND_COVERAGE, FOUND_WORDS = 0.3, 3
 COMPLETE_COVERAGE, COMPLETE_WORDS = 0.5, 4
 MAX_LIST_ITEMS = 20
-SINGLE_VALUE_SHAPES = ("amount", "date", "boolean", "entity")
 MAX_CELL_WORDS = 2  # words besides the value on a line that still reads as a bare value cell
 
 STOPWORDS = set(

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from schemas.contracts import ParsedQuestion, Regime, RetrievalResult
+from schemas.contracts import SINGLE_VALUE_SHAPES, ParsedQuestion, Regime, RetrievalResult
 from schemas.settings import GenerateSettings
 
-SEQUENTIAL_SHAPES = ("amount", "date", "boolean", "entity")
 
 
 class Budget(BaseModel):
@@ -68,7 +67,7 @@ def route(question: ParsedQuestion, result: RetrievalResult, settings: GenerateS
     n = len(result.passages())
     shape, decomposition = question.answer_shape, question.decomposition
     if result.status != "found" or n == 0:
-        regime, rule = ("sequential" if shape in SEQUENTIAL_SHAPES else "batch"), "not_found"
+        regime, rule = ("sequential" if shape in SINGLE_VALUE_SHAPES else "batch"), "not_found"
     elif decomposition in ("multi_part", "compare"):
         regime, rule = "batch", f"decomposition:{decomposition}"
     elif shape in ("list", "comparison", "text"):
