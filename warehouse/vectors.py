@@ -14,6 +14,13 @@ import polars as pl
 import pyarrow as pa
 
 TABLE = "line_windows"
+_COLS = ["doc_id", "window_id", "page", "line_start", "line_end", "section_id", "text"]  # what a search returns
+
+
+def _no_windows() -> pl.DataFrame:
+    """An empty search result, with the columns and types of a full one."""
+    return pl.DataFrame(schema={**{c: pl.Int64 for c in _COLS}, "doc_id": pl.String, "text": pl.String,
+                                "_distance": pl.Float32})
 
 
 def _quote(value: str) -> str:
@@ -101,8 +108,7 @@ class VectorStore:
         """
         tbl = self.table()
         if tbl is None:
-            return pl.DataFrame(schema={**{c: pl.Int64 for c in _COLS}, "doc_id": pl.String, "text": pl.String,
-                                        "_distance": pl.Float32})
+            return _no_windows()
         if doc_ids is not None:
             return self._search_in_memory(np.asarray(vector, dtype=np.float32), doc_ids, k)
         q = tbl.search(np.asarray(vector, dtype=np.float32)).distance_type("cosine").select([*_COLS, "_distance"])
@@ -128,13 +134,10 @@ class VectorStore:
         parts = [self._doc_vectors(d) for d in doc_ids]
         parts = [(f, m) for f, m in parts if f.height]
         if not parts:
-            return pl.DataFrame(schema={**{c: pl.Int64 for c in _COLS}, "doc_id": pl.String, "text": pl.String,
-                                        "_distance": pl.Float32})
+            return _no_windows()
         frame = pl.concat([f for f, _ in parts])
         norm = float(np.linalg.norm(vector)) or 1.0
         dist = (1.0 - np.concatenate([m for _, m in parts]) @ (vector / norm)).astype(np.float32)
         top = np.argsort(dist, kind="stable")[:k]
         return frame[top.tolist()].with_columns(pl.Series("_distance", dist[top], dtype=pl.Float32))
 
-
-_COLS = ["doc_id", "window_id", "page", "line_start", "line_end", "section_id", "text"]
