@@ -5,6 +5,7 @@ Pure functions over strings, so the rules stay explainable: every score in a ver
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -74,6 +75,22 @@ def keyword_score(keyword_tokens: list[str], text_tokens: list[str], text_set: s
             return 1.0
     present = sum(1 for t in keyword_tokens if t in text_set)
     return 0.8 * present / n
+
+
+WINDOW = 3  # lines of a co-occurrence window: a sentence of a PDF paragraph rarely spans more
+
+
+def rarity(terms: list[str], token_sets: list[set[str]]) -> dict[str, float]:
+    """Each term's weight over a pool, 1 + log((N+1)/(df+1)): in every candidate -> ~1, in one of 30 -> ~3.7 (a
+    word every candidate carries tells them apart least)."""
+    n = len(token_sets)
+    return {t: 1.0 + math.log((n + 1) / (sum(1 for s in token_sets if t in s) + 1)) for t in terms}
+
+
+def weighted_share(terms: list[str], weights: dict[str, float], present: set[str]) -> float:
+    """The rarity-weighted share of ``terms`` in ``present`` (a term without a weight counts 1)."""
+    total = sum(weights.get(t, 1.0) for t in terms)
+    return sum(weights.get(t, 1.0) for t in terms if t in present) / total if total else 0.0
 
 
 @dataclass(frozen=True)

@@ -17,18 +17,17 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
-from schemas.contracts import DETECTORS, CandidateBrief, ParsedQuestion
+from schemas.contracts import DETECTORS, AnswerShape, CandidateBrief, Decomposition, ParsedQuestion
 from tasks.arbiter import evidence as ev
 
 MISSING_RANK = 100.0  # a detector that did not see the candidate; its pool ranks stop at top_k (20 by default)
 MISSING_SCORE = -1.0  # raw scores are >= 0 on every detector's own scale (BM25, TOC match, cosine of hits kept)
-WINDOW = 3  # lines, as the rules arbiter's co-occurrence window
-SHAPES = ("amount", "date", "boolean", "entity", "text", "list", "comparison")
-DECOMPOSITIONS = ("single", "multi_part", "compare")
+SHAPES: tuple[str, ...] = get_args(AnswerShape)
+DECOMPOSITIONS: tuple[str, ...] = get_args(Decomposition)
 
 FEATURE_NAMES: tuple[str, ...] = (
     *(f"{d}_{k}" for d in DETECTORS for k in ("seen", "rank", "inv_rank", "score", "score_rel")),
@@ -109,11 +108,6 @@ def _share(items: Sequence[float]) -> float:
     return sum(items) / len(items) if items else 0.0
 
 
-def _weighted(terms: list[str], weights: dict[str, float], present: set[str]) -> float:
-    total = sum(weights[t] for t in terms)
-    return sum(weights[t] for t in terms if t in present) / total if total else 0.0
-
-
 def _rank_desc(values: list[float]) -> list[float]:
     """1 for the largest value of the pool (ties share the better rank)."""
     return [1.0 + sum(1 for w in values if w > v) for v in values]
@@ -149,8 +143,7 @@ def pool_features(question: ParsedQuestion | Mapping[str, Any],
     line_toks = [[_tokens(ln) for ln in ls] for ls in lines]
     tok_lists = [[t for lt in lts for t in lt] for lts in line_toks]
     tok_sets = [set(t) for t in tok_lists]
-    # rarity of each question term across the pool, as the rules arbiter weighs them
-    weights = {t: 1.0 + math.log((n + 1) / (sum(1 for s in tok_sets if t in s) + 1)) for t in query.terms}
+    weights = ev.rarity(query.terms, tok_sets)  # as the rules arbiter weighs the question's terms
 
     def col(name: str, values: Sequence[float]) -> None:
         m[:, INDEX[name]] = values
@@ -183,16 +176,16 @@ def pool_features(question: ParsedQuestion | Mapping[str, Any],
                               for k in query.secondary]))
         matched.append(min(1.0, len(c.matched_keywords) / n_prim) if n_prim else 0.0)
         term.append(_share([1.0 if t in tset else 0.0 for t in query.terms]))
-        weighted.append(_weighted(query.terms, weights, tset))
+        weighted.append(ev.weighted_share(query.terms, weights, tset))
         best_i, best = 0, 0.0
         for i in range(max(1, len(ls))):
-            share = _weighted(query.terms, weights, {t for lt in lts[i: i + WINDOW] for t in lt})
+            share = ev.weighted_share(query.terms, weights, {t for lt in lts[i: i + ev.WINDOW] for t in lt})
             if share > best:
                 best_i, best = i, share
         window.append(best)
         found = ev.values_of_shape("\n".join(ls), query.shape, query.q_tokens)
         values.append(float(len(found)))
-        near = "\n".join(ls[max(0, best_i - 1): best_i + WINDOW + 1])
+        near = "\n".join(ls[max(0, best_i - 1): best_i + ev.WINDOW + 1])
         in_window.append(1.0 if best > 0 and ev.values_of_shape(near, query.shape, query.q_tokens) else 0.0)
         table.append(1.0 if any(ev.is_table_row(ln) for ln in ls) else 0.0)
         title = c.section.split(" > ")[-1] if c.section else ""
@@ -249,7 +242,7 @@ def pool_features(question: ParsedQuestion | Mapping[str, Any],
     for idx in pages.values():
         page_rrf = sum(rrf[i] for i in idx) / total_rrf
         page_methods = float(len({d for i in idx for d in cands[i].methods}))
-        page_union = _weighted(query.terms, weights, set().union(*(tok_sets[i] for i in idx)))
+        page_union = ev.weighted_share(query.terms, weights, set().union(*(tok_sets[i] for i in idx)))
         page_window = max(window[i] for i in idx)
         for i in idx:
             same[i], share[i], methods[i], union[i], best_window[i] = (float(len(idx)), page_rrf, page_methods,

@@ -20,14 +20,12 @@ apart, missing names and years did; benchmarks/arbiter_dev.py).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from schemas.contracts import ArbiterOutput, CandidateBrief, CandidateVerdict, ParsedQuestion
 from tasks.arbiter import evidence as ev
 from tasks.llm.base import LLMRequest, ProviderReply
 
-WINDOW = 3  # lines: a sentence of a PDF paragraph rarely spans more
 # Primary by co-occurrence: the terms in one window weigh at least PRIMARY_FLOOR of all the question's terms and
 # PRIMARY_RELATIVE of the best window in the pool (or the candidate's lines do, against the best candidate): the
 # arbiter sees the whole pool at once, and a question's context words (parties, document names) are often on no
@@ -73,7 +71,7 @@ class Evidence:
     present: list[str] = field(default_factory=list)  # terms on the lines
     phrases: list[str] = field(default_factory=list)  # multi-word keywords found as phrases
     secondary: list[str] = field(default_factory=list)
-    window_terms: list[str] = field(default_factory=list)  # terms in the best window of WINDOW lines
+    window_terms: list[str] = field(default_factory=list)  # terms in the best window of ev.WINDOW lines
     window_coverage: float = 0.0
     values: list[str] = field(default_factory=list)  # values of the asked shape next to the best window
     distinct: float = 1.0  # share of the question's distinctive terms present
@@ -117,7 +115,7 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
     stripped = [ev.strip_instructions(c.snippet.split("\n")) for c in candidates]
     # what each candidate carries: its section path, its lines, and the keywords a detector matched on its hit
     texts = [ev.tokens("\n".join([c.section, *ls, *c.matched_keywords])) for c, (ls, _) in zip(candidates, stripped)]
-    query.weights = _rarity(query.terms, texts)
+    query.weights = ev.rarity(query.terms, [set(t) for t in texts])
     found = [_evidence(query, c, ls, ignored) for c, (ls, ignored) in zip(candidates, stripped)]
     bars = (max([PRIMARY_FLOOR] + [PRIMARY_RELATIVE * e.window_coverage for e in found]),
             max([PRIMARY_FLOOR] + [PRIMARY_RELATIVE * e.coverage for e in found]))
@@ -167,16 +165,8 @@ def make_query(question: ParsedQuestion) -> Query:
 
 
 # -- evidence ------------------------------------------------------------------------------------------------------
-def _rarity(terms: list[str], texts: list[list[str]]) -> dict[str, float]:
-    """1 + log((N+1)/(df+1)) per term over the pool: common in the pool -> ~1, in one candidate of 30 -> ~3.7."""
-    sets = [set(t) for t in texts]
-    n = len(sets)
-    return {t: 1.0 + math.log((n + 1) / (sum(1 for s in sets if t in s) + 1)) for t in terms}
-
-
 def _weighted(query: Query, present: set[str]) -> float:
-    total = sum(query.weights.get(t, 1.0) for t in query.terms)
-    return sum(query.weights.get(t, 1.0) for t in query.terms if t in present) / total if total else 0.0
+    return ev.weighted_share(query.terms, query.weights, present)
 
 
 def _evidence(query: Query, c: CandidateBrief, raw_lines: list[str], ignored: list[str]) -> Evidence:
@@ -201,7 +191,7 @@ def _evidence(query: Query, c: CandidateBrief, raw_lines: list[str], ignored: li
 
     best_i, best = 0, (-1.0, -1)
     for i in range(max(1, len(lines))):
-        window = set(t for lt in line_toks[i : i + WINDOW] for t in lt)
+        window = set(t for lt in line_toks[i : i + ev.WINDOW] for t in lt)
         key = (_weighted(query, window), sum(1 for k in query.secondary if set(k.toks) <= window))
         if key > best:
             best_i, best = i, key
@@ -211,7 +201,7 @@ def _evidence(query: Query, c: CandidateBrief, raw_lines: list[str], ignored: li
         # values from the window and a line either side: those on lines richest in question terms first, a
         # line's own values before one broken across it and the next line (read whole from the pair)
         terms = set(query.terms)
-        near = range(max(0, best_i - 1), min(len(lines), best_i + WINDOW + 1))
+        near = range(max(0, best_i - 1), min(len(lines), best_i + ev.WINDOW + 1))
         ordered = sorted(near, key=lambda j: (-len(terms & set(line_toks[j])), abs(j - best_i - 1)))
         found = [v for j in ordered
                  for v in (*ev.values_of_shape(lines[j], query.shape, query.q_tokens),
