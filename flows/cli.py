@@ -54,10 +54,11 @@ def answer(questions: Path = typer.Argument(..., help="question set (JSONL: qid,
            home: Optional[Path] = HomeOpt, as_json: bool = typer.Option(False, "--json")) -> None:
     """Answer a question set: ingest its documents, detect, arbitrate, generate. Exit 2 if any question failed."""
     from flows.answer import answer_flow
+    from tasks.generate.run import REGIME_CHOICES
     from tasks.providers import ARBITER_PROVIDERS
 
-    if regime not in ("auto", "batch", "sequential", "both"):
-        raise typer.BadParameter("regime must be auto, batch, sequential or both")
+    if regime not in REGIME_CHOICES:
+        raise typer.BadParameter(f"regime must be {', '.join(REGIME_CHOICES[:-1])} or {REGIME_CHOICES[-1]}")
     if arbiter is not None and arbiter not in ARBITER_PROVIDERS:
         raise typer.BadParameter(f"arbiter must be one of {', '.join(ARBITER_PROVIDERS)}")
     settings = get_settings(home)

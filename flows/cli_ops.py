@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
-from flows.cli_common import HOME_HELP, echo_json
+from flows.cli_common import HOME_HELP, HomeOpt, echo_json
 from schemas.settings import get_settings
 
 EXAMPLE_NIGHTLY = Path(__file__).resolve().parents[1] / "deployments" / "nightly.example.toml"
@@ -40,7 +40,7 @@ def diff_cmd(run_a: str = typer.Argument(..., help="the earlier run (e.g. the ba
              run_b: str = typer.Argument(..., help="the run compared against it"),
              as_json: bool = typer.Option(False, "--json", help="machine-readable diff"),
              exit_code: bool = typer.Option(False, "--exit-code", help="exit 1 when the runs differ (like git diff)"),
-             home: Optional[Path] = typer.Option(None, "--home", help=HOME_HELP)) -> None:
+             home: Optional[Path] = HomeOpt) -> None:
     """Verdicts and answers of two runs, per question: roles, found/not_found, primary pages, values, tokens, cost."""
     from tasks.diff import diff_runs, format_diff
     from warehouse.db import Warehouse
@@ -77,7 +77,7 @@ def backfill_cmd(from_run: Optional[str] = typer.Option(None, "--from-run", help
                  batch_api: bool = typer.Option(False, "--batch-api", help="send the arbiter calls as one OpenAI "
                                                 "Batch API batch: half price, answered within 24 h"),
                  batch_poll_s: float = typer.Option(30.0, help="seconds between batch status polls"),
-                 home: Optional[Path] = typer.Option(None, "--home", help=HOME_HELP),
+                 home: Optional[Path] = HomeOpt,
                  as_json: bool = typer.Option(False, "--json")) -> None:
     """Rerun arbitration and/or generation of past run(s) as new linked runs, then diff each against its source."""
     from flows.backfill import MODES, BackfillError, backfill_flow
@@ -134,7 +134,7 @@ def nightly_cmd(config: Path = typer.Option(EXAMPLE_NIGHTLY, "--config", help="n
 
 def report_cmd(run_id: str = typer.Argument(..., help="the run to report (see `arbiter runs list`)"),
                out_dir: Optional[Path] = typer.Option(None, help="folder for the HTML (default: <home>/reports)"),
-               home: Optional[Path] = typer.Option(None, "--home", help=HOME_HELP)) -> None:
+               home: Optional[Path] = HomeOpt) -> None:
     """Write the run's self-contained HTML report (regimes, tokens, routing, failures, evaluation if any)."""
     from flows.report import report_flow
 
@@ -148,7 +148,7 @@ def report_cmd(run_id: str = typer.Argument(..., help="the run to report (see `a
 
 def serve_cmd(config: Optional[Path] = typer.Option(None, "--config", help="nightly config for the nightly "
                                                                           "deployment (default: prefect.yaml's)"),
-              home: Optional[Path] = typer.Option(None, "--home", help=HOME_HELP),
+              home: Optional[Path] = HomeOpt,
               no_schedule: bool = typer.Option(False, "--no-schedule", help="serve without the cron schedule")) -> None:
     """Serve the deployments of deployments/prefect.yaml from this process (Ctrl-C to stop); trigger them with
     `prefect deployment run 'backfill/backfill' -p from_run=RUN_ID` or from the UI."""
