@@ -22,10 +22,24 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.detect import TEXT_SOURCES  # noqa: E402
 from schemas.settings import Settings, offline_environment  # noqa: E402
 
-TEXT_SOURCES = ("Pure-text", "Table", "Layout")
 DETECTORS = ("toc", "keywords", "embeddings")
+ROLE_ORDER = {"primary": 0, "supporting": 1, "tangential": 2, "discarded": 3}
+
+
+def question_group(gold: list[int], labels: dict) -> str:
+    """'unanswerable' (no gold page), 'text' (evidence in text, a table or the layout) or 'figure_only'."""
+    if not gold:
+        return "unanswerable"
+    sources = labels.get("evidence_sources") or []
+    return "text" if any(s in src for src in sources for s in TEXT_SOURCES) else "figure_only"
+
+
+def by_verdict(verdicts: list, by_id: dict) -> list:
+    """Verdicts best first as the arbiter ranked them (role, then relevance, then RRF), before any dispatch."""
+    return sorted(verdicts, key=lambda v: (ROLE_ORDER[v.role], -v.relevance, -by_id[v.candidate_id].rrf_score))
 
 
 def build_pools(data: Path, settings: Settings, out: Path, embeddings: bool = True) -> None:
@@ -111,13 +125,7 @@ def evaluate(pools: Path, profile: str, warehouse: Path | None = None) -> dict:
         result = dispatch(q.question_id, output, cands, profile)
         n += 1
         half = "even" if int("".join(ch for ch in rec["qid"] if ch.isdigit()) or 0) % 2 == 0 else "odd"
-        sources = rec["labels"].get("evidence_sources") or []
-        if not gold:
-            group = "unanswerable"
-        elif any(s in src for src in sources for s in TEXT_SOURCES):
-            group = "text"
-        else:
-            group = "figure_only"
+        group = question_group(gold, rec["labels"])
         gold_set = set(gold)
         by_id = {c.candidate_id: c for c in cands}
 
@@ -126,8 +134,7 @@ def evaluate(pools: Path, profile: str, warehouse: Path | None = None) -> dict:
 
         ranked = {
             "arbiter": [p.page for p in result.passages()] if result.status == "found" else [],
-            "arbiter_rank": [by_id[v.candidate_id].page for v in sorted(
-                output.verdicts, key=lambda v: (_ROLE[v.role], -v.relevance, -by_id[v.candidate_id].rrf_score))],
+            "arbiter_rank": [by_id[v.candidate_id].page for v in by_verdict(output.verdicts, by_id)],
             "rrf": [c.page for c in cands],
             **{d: [c.page for c in sorted((c for c in cands if d in c.ranks), key=lambda c: c.ranks[d])]
                for d in DETECTORS},
@@ -160,9 +167,6 @@ def evaluate(pools: Path, profile: str, warehouse: Path | None = None) -> dict:
             "recall": round(tp / len(una), 3) if una else None, "predicted": tp + fp, "unanswerable": len(una),
         }
     return report
-
-
-_ROLE = {"primary": 0, "supporting": 1, "tangential": 2, "discarded": 3}
 
 
 def print_report(report: dict) -> None:

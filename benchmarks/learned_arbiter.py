@@ -30,8 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from schemas.settings import Settings, offline_environment  # noqa: E402
 
-TEXT_SOURCES = ("Pure-text", "Table", "Layout")
-_ROLE = {"primary": 0, "supporting": 1, "tangential": 2, "discarded": 3}
+from benchmarks.arbiter_dev import by_verdict, question_group  # noqa: E402
 
 
 def in_train(doc: str, share: float, split: int = 0) -> bool:
@@ -57,9 +56,7 @@ def load_pools(pools_path: Path, questions_path: Path, share: float, split: int 
         doc = docs[rec["qid"]]
         pool = LabeledPool(ParsedQuestion.model_validate(rec["question"]), cands,
                            [int(c.page in gold) for c in cands], doc, answerable=bool(gold))
-        sources = rec["labels"].get("evidence_sources") or []
-        pool.kind = "unanswerable" if not gold else (  # type: ignore[attr-defined]
-            "text" if any(s in src for src in sources for s in TEXT_SOURCES) else "figure_only")
+        pool.kind = question_group(rec["gold"], rec["labels"])  # type: ignore[attr-defined]
         out["train" if in_train(doc, share, split) else "test"].append(pool)
     return out
 
@@ -91,8 +88,7 @@ def evaluate(pools, provider, profile: str) -> dict:
             output, _ = complete_verdicts(output, ids)
             result = dispatch(p.question.question_id, output, p.candidates, profile)
             ranked[name] = dedupe(x.page for x in result.passages()) if result.status == "found" else []
-            ranked[f"{name}_rank"] = dedupe(by_id[v.candidate_id].page for v in sorted(
-                output.verdicts, key=lambda v: (_ROLE[v.role], -v.relevance, -by_id[v.candidate_id].rrf_score)))
+            ranked[f"{name}_rank"] = dedupe(by_id[v.candidate_id].page for v in by_verdict(output.verdicts, by_id))
             not_found[name] = result.status == "not_found"
         for group in ("all", p.kind):
             s = stats[group]
