@@ -89,8 +89,8 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
         for err in loaded.errors:
             log(f"question file error {err.subject}: {err.message}")
         rows = load_questions(wh, run_id)
-    waiting = [r for r in rows if documents_missing(r)]
-    todo = [r for r in rows if r["status"] not in ("answered",) and r not in waiting
+    waiting = {r["question_id"] for r in rows if documents_missing(r)}
+    todo = [r for r in rows if r["status"] not in ("answered",) and r["question_id"] not in waiting
             and not (stop_after == "candidates" and r["status"] == "detected")
             and not (stop_after == "retrieval" and r["status"] == "arbitrated")]
     log(f"{len(rows)} question(s) in run {run_id}, {len(todo)} to process"
