@@ -27,11 +27,12 @@ def ingest(pdfs: list[Path], settings: Settings) -> dict[str, str]:
     from flows.ingest import ingest_into
     from warehouse import corpus
     from warehouse.db import Warehouse
-    from warehouse.runs import finish_run, start_run
+    from warehouse.runs import fails_run, finish_run, start_run
 
     with Warehouse(settings.duckdb_path) as wh:
         run_id = start_run(wh, "ingest", {"paths": [str(p) for p in pdfs], "benchmark": "detect"})
-        summary = ingest_into(wh, run_id, pdfs, settings, log=lambda m: print(m, file=sys.stderr))
+        with fails_run(wh, run_id):
+            summary = ingest_into(wh, run_id, pdfs, settings, log=lambda m: print(m, file=sys.stderr))
         finish_run(wh, run_id, "partial" if summary.failed else "ok", summary.as_dict())
         return {p: d for p, d in corpus.doc_ids_for_paths(wh, [str(p.resolve()) for p in pdfs]).items() if d}
 

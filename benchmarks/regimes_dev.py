@@ -63,21 +63,20 @@ def run(questions: Path, data: Path, settings: Settings, run_id: str | None) -> 
     from flows.answer import answer_into, question_docs
     from flows.ingest import ingest_into
     from warehouse.db import Warehouse
-    from warehouse.prices import load_prices
-    from warehouse.runs import finish_run, start_run
+    from warehouse.runs import fails_run, finish_run, start_run
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
     with Warehouse(settings.duckdb_path) as wh:
-        load_prices(wh)
         config = {"questions": str(questions), "regime": "both", "benchmark": "regimes_dev",
                   "arbiter": settings.arbiter.provider, "generator": settings.generate.provider}
-        run_id = start_run(wh, "answer", config, run_id=run_id)
-        docs = question_docs(questions, data)
-        ingest_into(wh, run_id, docs, settings, log=log)
-        summary = answer_into(wh, run_id, questions, settings, data_root=data, regime="both",
-                              profile=settings.dispatch_profile, log=log)
+        run_id = start_run(wh, "answer", config, run_id=run_id)  # (also loads the price table)
+        with fails_run(wh, run_id):
+            docs = question_docs(questions, data)
+            ingest_into(wh, run_id, docs, settings, log=log)
+            summary = answer_into(wh, run_id, questions, settings, data_root=data, regime="both",
+                                  profile=settings.dispatch_profile, log=log)
         finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") else "ok", summary)
     return run_id
 
@@ -90,19 +89,20 @@ def regenerate(source_run: str, settings: Settings) -> str:
     from warehouse.db import Warehouse
     from warehouse.questions import load_questions
     from warehouse.retrieval import copy_run_rows, load_retrieval_result
-    from warehouse.runs import finish_run, start_run
+    from warehouse.runs import fails_run, finish_run, start_run
 
     with Warehouse(settings.duckdb_path) as wh:
         run_id = start_run(wh, "answer", {"regime": "both", "benchmark": "regimes_dev", "regenerated_from": source_run,
                                           "generator": settings.generate.provider}, parent_run_id=source_run)
-        copy_run_rows(wh, source_run, run_id, tables=("questions",))
-        _, generator = make_clients(settings, wh, run_id)
-        answered = 0
-        for row in load_questions(wh, run_id):
-            result = load_retrieval_result(wh, source_run, row["question_id"])
-            if result is not None:
-                answer_question(wh, run_id, parsed_question(row), result, generator, settings, "both")
-                answered += 1
+        with fails_run(wh, run_id):
+            copy_run_rows(wh, source_run, run_id, tables=("questions",))
+            _, generator = make_clients(settings, wh, run_id)
+            answered = 0
+            for row in load_questions(wh, run_id):
+                result = load_retrieval_result(wh, source_run, row["question_id"])
+                if result is not None:
+                    answer_question(wh, run_id, parsed_question(row), result, generator, settings, "both")
+                    answered += 1
         finish_run(wh, run_id, "ok", {"answered": answered, "regenerated_from": source_run})
     return run_id
 
