@@ -48,15 +48,15 @@ def build_pools(data: Path, settings: Settings, out: Path, embeddings: bool = Tr
     With ``embeddings``, the PDFs are ingested into the warehouse and LanceDB first (embedding is the slow part);
     without, they are parsed in memory and only the TOC and keyword detectors run.
     """
-    from tasks.detect import CorpusCache, run_detection
-    from tasks.question_parser import parse_question
+    from tasks.detect.run import CorpusCache, run_detection
+    from tasks.questions.parser import parse_question
 
     rows = [json.loads(ln) for ln in (data / "mmlongbench" / "questions.jsonl").read_text().splitlines() if ln.strip()]
     pdfs = sorted({(data / r["doc"]).resolve() for r in rows})
     vectors = embedder = wh = None
     if embeddings:
         from benchmarks.detect import ingest
-        from tasks.embed import get_embedder
+        from tasks.corpus.embed import get_embedder
         from warehouse.db import Warehouse
         from warehouse.vectors import VectorStore
 
@@ -66,7 +66,7 @@ def build_pools(data: Path, settings: Settings, out: Path, embeddings: bool = Tr
         wh = Warehouse(settings.duckdb_path)
         cache = CorpusCache(wh, settings)
     else:
-        from tasks.parse import parse_pdf
+        from tasks.corpus.parse import parse_pdf
 
         cache, doc_ids = CorpusCache(None, settings), {}
         for pdf in pdfs:
@@ -98,7 +98,7 @@ def evaluate(pools: Path, profile: str, warehouse: Path | None = None) -> dict:
     lines in ``warehouse`` (read-only) with the function detection uses; None (not known) without either."""
     from schemas.contracts import CandidateBrief, ParsedQuestion
     from tasks.arbiter.dispatch import dispatch
-    from tasks.detect import CorpusCache, absent_terms
+    from tasks.detect.run import CorpusCache, absent_terms
     from tasks.arbiter.rules import arbitrate
     from tasks.arbiter.validate import complete_verdicts
 

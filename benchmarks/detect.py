@@ -70,10 +70,10 @@ def evaluate(rows: list[dict], doc_ids: dict[str, str], settings: Settings, embe
     """Per question: detection (timed) and the pages each method proposes; returns per-kind hit counts."""
     import numpy as np
 
-    from tasks.detect import CorpusCache, run_detection
-    from tasks.embed import get_embedder
-    from tasks.keyword_index import query_terms
-    from tasks.question_parser import parse_question
+    from tasks.detect.run import CorpusCache, run_detection
+    from tasks.corpus.embed import get_embedder
+    from tasks.detect.keyword_index import query_terms
+    from tasks.questions.parser import parse_question
     from warehouse.db import Warehouse
     from warehouse.vectors import VectorStore
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pymupdf
 
-from tasks.parse import DocumentError, parse_pdf
+from tasks.corpus.parse import DocumentError, parse_pdf
 
 REPO = Path(__file__).resolve().parents[1]
 TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE

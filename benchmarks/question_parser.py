@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tasks.question_parser import PARSER_NAME, parse_question
+from tasks.questions.parser import PARSER_NAME, parse_question
 
 REPO = Path(__file__).resolve().parents[1]
 EXPECTED_SHAPE = {"List": {"list"}, "Int": {"amount"}, "Float": {"amount"}}  # Str / None: no single expectation

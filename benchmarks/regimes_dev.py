@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         run_id = run(subset(data, settings.home, args.limit), data, settings, args.run_id)
     result = figures(settings, run_id)
     result["seconds"] = round(time.perf_counter() - started, 1)
-    from tasks.report import write_report
+    from tasks.report.html import write_report
     from warehouse.db import Warehouse
 
     with Warehouse(settings.duckdb_path, read_only=True) as wh:

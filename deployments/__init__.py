@@ -42,7 +42,11 @@ def schedules_of(spec: dict[str, Any]) -> list:
     """The deployment's schedules as Prefect schedule objects (cron, interval or rrule)."""
     from datetime import timedelta
 
-    from prefect.client.schemas.schedules import CronSchedule, IntervalSchedule, RRuleSchedule
+    from prefect.client.schemas.schedules import (
+        CronSchedule,
+        IntervalSchedule,
+        RRuleSchedule,
+    )
 
     out = []
     for s in spec.get("schedules") or []:

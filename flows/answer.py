@@ -13,12 +13,15 @@ from prefect.futures import as_completed
 
 from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
+from tasks.corpus.embed import get_embedder
+from tasks.detect.run import CorpusCache
 from tasks.pipeline import PipelineContext, process_question
-from tasks.questions import ingest_questions, load_question_set
 from tasks.providers import make_clients, use_arbiter
+from tasks.questions.load import ingest_questions, load_question_set, resolve_docs
 from warehouse.db import Warehouse
 from warehouse.questions import load_questions
 from warehouse.runs import fails_run, finish_run, get_run, start_run
+from warehouse.vectors import VectorStore
 
 
 @task(name="answer-question", cache_policy=NO_CACHE)
@@ -28,8 +31,6 @@ def answer_question_task(ctx: PipelineContext, row: dict[str, Any]) -> str:
 
 def question_docs(path: Path, data_root: Path | None) -> list[Path]:
     """Every document a question set names, so they are ingested (incrementally) before answering."""
-    from tasks.questions import resolve_docs
-
     loaded = load_question_set(path, data_root)
     docs: set[Path] = set()
     for rec in loaded.records:
@@ -65,10 +66,6 @@ def documents_missing(row: dict[str, Any]) -> bool:
 
 def build_context(wh: Warehouse, run_id: str, settings: Settings, regime: str, profile: str,
                   stop_after: str | None = None) -> PipelineContext:
-    from tasks.detect import CorpusCache
-    from tasks.embed import get_embedder
-    from warehouse.vectors import VectorStore
-
     vectors = VectorStore(settings.lance_dir)
     embedder = (get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size)
                 if vectors.count() else None)

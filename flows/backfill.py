@@ -9,7 +9,7 @@ questions and candidates (rows copied, no re-detection unless ``redetect``), the
 - ``redetect``: the whole pipeline again from the copied questions.
 
 ``mode='auto'`` re-dispatches when neither the arbiter nor the model changes, and re-arbitrates otherwise. The new
-run's summary holds the diff against its source (``tasks/diff.py``). A backfill is resumable like an answer run:
+run's summary holds the diff against its source (``tasks/report/diff.py``). A backfill is resumable like an answer run:
 pass its ``run_id`` again and finished questions are kept.
 """
 
@@ -27,13 +27,27 @@ from prefect.cache_policies import NO_CACHE
 from prefect.context import FlowRunContext
 from prefect.futures import as_completed
 
+from flows.answer import build_context
 from schemas.settings import DispatchProfile, Settings, get_settings
-from tasks.diff import diff_runs
-from tasks.pipeline import PipelineContext, parsed_question, process_question, question_absent_terms
+from tasks.arbiter.brief import build_arbiter_request
+from tasks.arbiter.run import arbitrate_question, redispatch_run
+from tasks.detect.run import CorpusCache
+from tasks.generate.run import answer_question
+from tasks.llm.base import InvalidOutputError, LLMResult
+from tasks.llm.batch_api import run_batch
+from tasks.pipeline import (
+    PipelineContext,
+    parsed_question,
+    process_question,
+    question_absent_terms,
+)
 from tasks.providers import make_clients
+from tasks.report.diff import diff_runs
 from warehouse import diff as diff_store
 from warehouse.db import Warehouse
+from warehouse.detection import load_candidates
 from warehouse.questions import load_questions, set_question_status
+from warehouse.retrieval import load_retrieval_result
 from warehouse.runs import fails_run, finish_run, get_run, record_error, start_run
 
 MODES = ("auto", "rearbitrate", "redispatch", "redetect")
@@ -63,11 +77,6 @@ def choose_mode(mode: str, *, arbiter: str | None, model: str | None, redetect: 
 def rearbitrate_question(ctx: PipelineContext, row: dict[str, Any], overrides: dict[str, Any] | None = None) -> str:
     """Arbitrate a question's copied candidates again (unless this run already holds its result), then generate.
     Failures are recorded on the question and in ``errors``, never raised (one question never stops the run)."""
-    from tasks.arbiter.run import arbitrate_question
-    from tasks.generate.run import answer_question
-    from warehouse.detection import load_candidates
-    from warehouse.retrieval import load_retrieval_result
-
     wh, run_id, qid = ctx.wh, ctx.run_id, row["question_id"]
     stage = "arbiter"
     try:
@@ -100,8 +109,6 @@ class PrefetchedClient:
         self.live, self.provider, self.results = live, live.provider, results
 
     def complete(self, request, validate=None):
-        from tasks.llm.base import InvalidOutputError
-
         result = self.results.pop(request.request_hash(), None)
         if result is not None:
             try:
@@ -118,12 +125,6 @@ class PrefetchedClient:
 
 def prefetch_arbiter_batch(ctx: PipelineContext, rows: list[dict[str, Any]], poll_s: float, log) -> PrefetchedClient:
     """Submit the arbiter requests of ``rows`` (those without a stored result) as one OpenAI batch and wait."""
-    from tasks.arbiter.brief import build_arbiter_request
-    from tasks.llm.batch_api import run_batch
-    from tasks.llm.base import LLMResult
-    from warehouse.detection import load_candidates
-    from warehouse.retrieval import load_retrieval_result
-
     if ctx.arbiter.provider.name != "openai":
         raise BackfillError(f"--batch-api needs the openai arbiter, not {ctx.arbiter.provider.name!r}")
     requests = []
@@ -212,8 +213,6 @@ def backfill_into(wh: Warehouse, source_run_id: str, settings: Settings, *, arbi
 def _backfill_questions(wh: Warehouse, run_id: str, source_run_id: str, s: Settings, *, mode: str, profile: str,
                         overrides: dict[str, Any] | None, regime: str, submit: bool, batch_poll_s: float | None,
                         log) -> dict[str, Any]:
-    from tasks.arbiter.run import redispatch_run
-
     copied: dict[str, int] = {}
     if mode == "redispatch":
         # every time, resumed or not: it is cheap (no LLM call) and idempotent, and it leaves a result for every
@@ -261,10 +260,7 @@ def _failed_before_detection(wh: Warehouse, run_id: str) -> set[str]:
 
 def _context(wh: Warehouse, run_id: str, s: Settings, mode: str, regime: str, profile: str) -> PipelineContext:
     if mode == "redetect":
-        from flows.answer import build_context
-
         return build_context(wh, run_id, s, regime, profile)
-    from tasks.detect import CorpusCache
 
     arb, gen = make_clients(s, wh, run_id)
     # the corpus (lines loaded lazily) gives the re-built arbiter briefs their absent_terms, as the first pass had
@@ -274,9 +270,6 @@ def _context(wh: Warehouse, run_id: str, s: Settings, mode: str, regime: str, pr
 
 def _generate_only(ctx: PipelineContext, row: dict[str, Any]) -> str:
     """Redispatch mode: the retrieval result is already in this run; generate from it."""
-    from tasks.generate.run import answer_question
-    from warehouse.retrieval import load_retrieval_result
-
     qid = row["question_id"]
     try:
         result = load_retrieval_result(ctx.wh, ctx.run_id, qid)

@@ -1,4 +1,8 @@
-"""``arbiter`` command line: operators' entry point to the flows and the warehouse."""
+"""``arbiter`` command line: operators' entry point to the flows and the warehouse.
+
+Each command imports its flow when it runs (the only lazy imports of the house, on purpose): importing the flows
+loads Prefect, PyTorch and LanceDB, seconds that ``arbiter db path``, ``config`` and ``--help`` should not pay.
+"""
 
 from __future__ import annotations
 
@@ -23,9 +27,9 @@ app.add_typer(db_app, name="db")
 def ingest(paths: list[Path] = typer.Argument(..., help="PDF files or folders (searched recursively)"),
            home: Optional[Path] = HomeOpt, as_json: bool = typer.Option(False, "--json")) -> None:
     """Parse PDFs into lines/toc, embed line windows; unchanged files are skipped. Exit 2 if any file failed."""
-    from flows.ingest import ingest_flow
-
     from prefect.task_runners import ThreadPoolTaskRunner
+
+    from flows.ingest import ingest_flow
 
     settings = get_settings(home)
     runner = ThreadPoolTaskRunner(max_workers=settings.ingest.parse_workers)

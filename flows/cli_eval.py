@@ -2,6 +2,9 @@
 
 With ``--json`` stdout carries the summary and nothing else (logs go to stderr). Exit 0 whatever the metrics;
 2 when the pipeline failed some questions; 1 when the run itself failed.
+
+Each command imports its flow when it runs (the only lazy imports of the house, on purpose): importing the flows
+loads Prefect, PyTorch and LanceDB, seconds that ``arbiter db path``, ``config`` and ``--help`` should not pay.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
 from flows.cli_common import HomeOpt, echo_json
-from tasks.evaluate import ANSWER_METHODS, PAGE_METHODS
+from tasks.evaluate.score import ANSWER_METHODS, PAGE_METHODS
 
 
 def _pct(value: float | None) -> str:
@@ -68,8 +71,8 @@ def eval_cmd(
     """Evaluate on a gold set: page hit@1/@5 and MRR (arbiter vs baselines), not-found precision/recall, answer
     accuracy and tokens per regime, by label. Exit 2 if the pipeline failed any question."""
     from flows.evaluate import REGIMES, evaluate_flow
-    from tasks.providers import ARBITER_PROVIDERS
     from schemas.settings import get_settings
+    from tasks.providers import ARBITER_PROVIDERS
 
     if regime not in REGIMES:
         raise typer.BadParameter(f"regime must be one of {', '.join(REGIMES)}")

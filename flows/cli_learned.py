@@ -8,6 +8,9 @@ incrementally, questions stopped after detection), or taken from ``--pool-run`` 
 ``--from-run``: the verdicts some arbiter (e.g. an OpenAI one) gave in that run are the labels.
 Each training is a run (flow 'train-arbiter') and writes a new versioned model under ``<home>/models``; the
 ``learned`` arbiter provider loads the latest. Exit 1 when training failed.
+
+Each command imports its flow when it runs (the only lazy imports of the house, on purpose): importing the flows
+loads Prefect, PyTorch and LanceDB, seconds that ``arbiter db path``, ``config`` and ``--help`` should not pay.
 """
 
 from __future__ import annotations
@@ -36,8 +39,13 @@ def train_arbiter(settings: Settings, *, from_run: str | None = None, gold: Path
     """Train, save a new artifact, record the run; returns the artifact's metadata plus ``run_id``."""
     from flows.answer import answer_into, question_docs
     from flows.ingest import ingest_into
-    from tasks.arbiter.learned import pools_from_gold, pools_from_verdicts, save_artifact, train_learned_arbiter
-    from tasks.questions import load_question_set
+    from tasks.arbiter.learned import (
+        pools_from_gold,
+        pools_from_verdicts,
+        save_artifact,
+        train_learned_arbiter,
+    )
+    from tasks.questions.load import load_question_set
     from warehouse.db import Warehouse
     from warehouse.runs import fails_run, finish_run, start_run
     from warehouse.training import pool_rows, run_flow, verdict_rows

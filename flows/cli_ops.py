@@ -5,6 +5,10 @@
     app.command("nightly")(nightly_cmd)    arbiter nightly [--config FILE]
     app.command("serve")(serve_cmd)        arbiter serve  (the deployments of deployments/prefect.yaml, locally)
     app.command("report")(report_cmd)      arbiter report RUN_ID [--out-dir DIR]
+
+Each command imports its flow when it runs (the only lazy imports of the house, on purpose): importing the flows
+loads Prefect, PyTorch and LanceDB, seconds that ``arbiter db path``, ``config`` and ``--help`` should not pay.
+``arbiter serve`` is the one place above the flows: it serves the deployments, which import the flows.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ def diff_cmd(run_a: str = typer.Argument(..., help="the earlier run (e.g. the ba
              exit_code: bool = typer.Option(False, "--exit-code", help="exit 1 when the runs differ (like git diff)"),
              home: Optional[Path] = HomeOpt) -> None:
     """Verdicts and answers of two runs, per question: roles, found/not_found, primary pages, values, tokens, cost."""
-    from tasks.diff import diff_runs, format_diff
+    from tasks.report.diff import diff_runs, format_diff
     from warehouse.db import Warehouse
 
     with Warehouse(get_settings(home).duckdb_path, read_only=True) as wh:

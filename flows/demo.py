@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from flows.answer import answer_flow
+from flows.report import report_flow
 from schemas.settings import Settings
+from tasks.corpus.sample.generate import generate_sample_corpus
 from warehouse.db import Warehouse
 
 
@@ -32,10 +35,6 @@ def demo_summary(wh: Warehouse, run_id: str) -> dict:
 
 
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> int:
-    from flows.answer import answer_flow
-    from flows.report import report_flow
-    from tasks.sample_corpus import generate_sample_corpus
-
     sample = generate_sample_corpus(settings.home / "sample")
     echo(f"sample corpus: {len(sample.pdfs)} PDFs and {sample.questions_path.name} in {sample.root}")
     summary = answer_flow(str(sample.questions_path), data_root=str(sample.root), home=str(settings.home),

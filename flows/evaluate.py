@@ -20,14 +20,14 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from flows.answer import answer_config, answer_into, open_run, question_docs
 from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
-from tasks.evaluate import evaluation_summary, score_run
-from tasks.ingest import ParseOutcome, parse_document
-from tasks.questions import ingest_questions, load_question_set
+from tasks.corpus.ingest import ParseOutcome, parse_document
+from tasks.evaluate.score import evaluation_summary, score_run
+from tasks.providers import use_arbiter
+from tasks.questions.load import ingest_questions, load_question_set
 from warehouse import corpus
 from warehouse.db import Warehouse
 from warehouse.evals import save_eval_results, unscope_questions
 from warehouse.questions import load_questions
-from tasks.providers import use_arbiter
 from warehouse.runs import fails_run, finish_run
 
 REGIMES = ("both", "auto", "batch", "sequential")
@@ -35,7 +35,7 @@ REGIMES = ("both", "auto", "batch", "sequential")
 
 def limited_question_set(path: Path, limit: int | None, workdir: Path) -> Path:
     """The set itself, or a copy of its first ``limit`` questions that keeps the set's name (same file name in a
-    folder named like the original's, see ``tasks.questions.question_set_name``)."""
+    folder named like the original's, see ``tasks.questions.load.question_set_name``)."""
     if limit is None:
         return path
     if limit < 1:

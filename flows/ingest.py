@@ -11,8 +11,16 @@ from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from schemas.settings import Settings, get_settings
-from tasks.embed import get_embedder
-from tasks.ingest import IngestSummary, ParseOutcome, discover, is_unchanged, parse_document, store_document, vanished
+from tasks.corpus.embed import get_embedder
+from tasks.corpus.ingest import (
+    IngestSummary,
+    ParseOutcome,
+    discover,
+    is_unchanged,
+    parse_document,
+    store_document,
+    vanished,
+)
 from warehouse import corpus
 from warehouse.db import Warehouse
 from warehouse.runs import fails_run, finish_run, start_run

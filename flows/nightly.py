@@ -25,7 +25,7 @@ from flows.answer import answer_config, answer_into, question_docs
 from flows.ingest import ingest_into
 from flows.report import report_into
 from schemas.settings import Settings, get_settings
-from tasks.ingest import ParseOutcome, parse_document
+from tasks.corpus.ingest import ParseOutcome, parse_document
 from tasks.providers import use_arbiter
 from warehouse import diff as runs_store
 from warehouse.db import Warehouse

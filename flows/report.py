@@ -1,4 +1,4 @@
-"""Prefect flow ``report``: a run's self-contained HTML report under ``<home>/reports/`` (tasks/report.py).
+"""Prefect flow ``report``: a run's self-contained HTML report under ``<home>/reports/`` (tasks/report/html.py).
 
 The evaluation section is added when the run has ``eval_results``. Each report is recorded as a run
 (flow 'report', parent = the reported run) whose summary holds the file path.
@@ -12,15 +12,14 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from schemas.settings import get_settings
+from tasks.evaluate.report import eval_section_html
+from tasks.report.html import write_report
 from warehouse.db import Warehouse
 from warehouse.runs import fails_run, finish_run, start_run
 
 
 def report_into(wh: Warehouse, run_id: str, out_dir: Path) -> Path:
     """Write ``report-<run_id>.html`` into ``out_dir`` (with the evaluation section when there is one)."""
-    from tasks.report import write_report
-    from tasks.report_eval import eval_section_html
-
     extra = eval_section_html(wh, run_id)
     return write_report(wh, run_id, out_dir, [extra] if extra else None)
 

@@ -9,10 +9,14 @@ from typing import Any
 
 from schemas.contracts import ParsedQuestion
 from schemas.settings import Settings
+from tasks.arbiter.run import arbitrate_question
+from tasks.detect.run import absent_terms, detect_question
+from tasks.generate.run import answer_question
 from tasks.llm.client import LLMClient
 from warehouse import corpus
 from warehouse.db import Warehouse
 from warehouse.questions import set_question_status
+from warehouse.retrieval import load_retrieval_result
 from warehouse.runs import record_error
 
 
@@ -21,9 +25,9 @@ class PipelineContext:
     wh: Warehouse
     run_id: str
     settings: Settings
-    corpus: Any            # tasks.detect.CorpusCache
+    corpus: Any            # tasks.detect.run.CorpusCache
     vectors: Any           # warehouse.vectors.VectorStore | None
-    embedder: Any          # tasks.embed.Embedder | None
+    embedder: Any          # tasks.corpus.embed.Embedder | None
     arbiter: LLMClient
     generator: LLMClient
     regime: str = "auto"   # auto | batch | sequential | both
@@ -55,8 +59,6 @@ def question_absent_terms(ctx: PipelineContext, row: dict[str, Any], question) -
     """The arbiter's ``absent_terms`` for a question whose stored candidates are arbitrated again: recomputed from
     the documents (a function of the question and the documents only), so the rebuilt brief is the one first sent;
     None when the documents cannot be read (then the arbiter judges from the pool alone)."""
-    from tasks.detect import absent_terms
-
     if ctx.corpus is None:
         return None
     try:
@@ -72,11 +74,6 @@ def answered_regimes(wh: Warehouse, run_id: str, question_id: str) -> set[str]:
 
 def process_question(ctx: PipelineContext, row: dict[str, Any]) -> str:
     """Run one question; returns its final status. Failures are recorded, never raised."""
-    from tasks.arbiter.run import arbitrate_question
-    from tasks.detect import detect_question
-    from tasks.generate.run import answer_question
-    from warehouse.retrieval import load_retrieval_result
-
     qid = row["question_id"]
     wh, run_id = ctx.wh, ctx.run_id
     stage = "detect"

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from schemas.settings import Settings
+from tasks.arbiter.rules import RulesArbiterProvider
+from tasks.generate.extractive import ExtractiveProvider
 from tasks.llm.base import Provider
 from tasks.llm.client import LLMClient
+from tasks.llm.replay import ReplayProvider
 from warehouse.db import Warehouse
 
 ARBITER_PROVIDERS = ("rules", "openai", "replay", "learned")
@@ -12,6 +15,7 @@ GENERATOR_PROVIDERS = ("extractive", "openai", "replay")
 
 
 def _openai(settings: Settings) -> Provider:
+    # lazy: the openai SDK (and httpx) load only for runs that call a model, not for every offline run
     from tasks.llm.openai_provider import OpenAIProvider
 
     return OpenAIProvider(settings.llm, token_limit_param=settings.llm.token_limit_param,
@@ -19,8 +23,6 @@ def _openai(settings: Settings) -> Provider:
 
 
 def _replay(settings: Settings, wh: Warehouse) -> Provider:
-    from tasks.llm.replay import ReplayProvider
-
     return ReplayProvider(wh, run_id=settings.arbiter.replay_run_id)
 
 
@@ -36,14 +38,13 @@ def use_arbiter(settings: Settings, name: str | None) -> Settings:
 
 def arbiter_provider(name: str, settings: Settings, wh: Warehouse) -> Provider:
     if name == "rules":
-        from tasks.arbiter.rules import RulesArbiterProvider
-
         return RulesArbiterProvider()
     if name == "openai":
         return _openai(settings)
     if name == "replay":
         return _replay(settings, wh)
     if name == "learned":
+        # lazy: scikit-learn loads only for the learned arbiter
         from tasks.arbiter.learned import LearnedArbiterProvider
 
         return LearnedArbiterProvider.load(settings.models_dir)
@@ -52,8 +53,6 @@ def arbiter_provider(name: str, settings: Settings, wh: Warehouse) -> Provider:
 
 def generator_provider(name: str, settings: Settings, wh: Warehouse) -> Provider:
     if name == "extractive":
-        from tasks.generate.extractive import ExtractiveProvider
-
         return ExtractiveProvider()
     if name == "openai":
         return _openai(settings)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from schemas.settings import offline_environment
+from warehouse.db import Warehouse
 
 offline_environment()
 
@@ -33,8 +34,6 @@ def shared_data() -> Path:
 
 @pytest.fixture
 def wh(tmp_path):
-    from warehouse.db import Warehouse
-
     w = Warehouse(tmp_path / "warehouse.duckdb")
     yield w
     w.close()

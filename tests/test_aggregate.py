@@ -7,8 +7,17 @@ import pytest
 
 from schemas.contracts import DetectorHit, ParsedQuestion
 from schemas.settings import Settings
-from tasks.aggregate import MAX_POOL, aggregate, candidate_id, rrf_score
+from tasks.corpus.embed import get_embedder
+from tasks.detect.aggregate import MAX_POOL, aggregate, candidate_id, rrf_score
+from tasks.detect.run import (
+    CorpusCache,
+    EmbedderMismatchError,
+    detect_question,
+    run_detection,
+)
 from warehouse.detection import load_candidates, load_hits, save_detection
+from warehouse.questions import save_questions
+from warehouse.vectors import VectorStore
 
 DOC = "abcdef0123456789"
 
@@ -151,11 +160,6 @@ def test_save_refuses_rows_of_another_question(wh):
 
 # -- detect_question ---------------------------------------------------------------------------------------------
 def test_detect_question_stores_hits_candidates_and_plan(wh, doc, tmp_path):
-    from tasks.detect import CorpusCache, detect_question
-    from tasks.embed import get_embedder
-    from warehouse.questions import save_questions
-    from warehouse.vectors import VectorStore
-
     lines, toc = doc
     settings = Settings(home=tmp_path, detect={"pool_size": 3, "top_k_per_detector": 5})
     cache = CorpusCache(settings=settings)
@@ -179,10 +183,6 @@ def test_detect_question_stores_hits_candidates_and_plan(wh, doc, tmp_path):
 
 
 def test_detect_question_refuses_vectors_of_another_embedder(wh, doc, tmp_path):
-    from tasks.detect import CorpusCache, EmbedderMismatchError, run_detection
-    from tasks.embed import get_embedder
-    from warehouse.vectors import VectorStore
-
     lines, toc = doc
     cache = CorpusCache(settings=Settings())
     corpus_doc = cache.add(DOC, lines, toc)

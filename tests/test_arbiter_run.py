@@ -10,18 +10,29 @@ import json
 
 import pytest
 
-from schemas.contracts import RetrievalResult
+from schemas.contracts import ArbiterOutput, RetrievalResult
 from schemas.settings import LLMSettings, Settings
+from tasks.arbiter import evidence as ev
 from tasks.arbiter.audit import AuditError, audit_question, render_audit
+from tasks.arbiter.brief import build_arbiter_request
 from tasks.arbiter.rules import RulesArbiterProvider
 from tasks.arbiter.run import arbitrate_question, redispatch_run
+from tasks.corpus.parse import parse_pdf
+from tasks.corpus.sample.generate import generate_sample_corpus
+from tasks.detect.run import CorpusCache, absent_terms, detect_question, run_detection
 from tasks.llm.base import TerminalLLMError
 from tasks.llm.client import LLMClient
-from tasks.question_parser import parse_question
+from tasks.questions.parser import parse_question
+from warehouse.corpus import replace_document
 from warehouse.detection import load_candidates
 from warehouse.llm_log import flush_calls
 from warehouse.questions import load_questions, save_questions
-from warehouse.retrieval import load_arbiter_output, load_retrieval_result, load_retrieval_row, load_verdicts
+from warehouse.retrieval import (
+    load_arbiter_output,
+    load_retrieval_result,
+    load_retrieval_row,
+    load_verdicts,
+)
 from warehouse.runs import get_run, start_run
 
 QUESTIONS = ("s10", "s17", "s25", "s26")
@@ -36,9 +47,6 @@ class Failing:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    from tasks.parse import parse_pdf
-    from tasks.sample_corpus import generate_sample_corpus
-
     made = generate_sample_corpus(tmp_path_factory.mktemp("sample"))
     rows = {r["qid"]: r for r in map(json.loads, made.questions_path.read_text().splitlines())}
     return [parse_pdf(p) for p in made.pdfs], rows
@@ -47,9 +55,6 @@ def corpus(tmp_path_factory):
 @pytest.fixture
 def run(wh, corpus, tmp_path):
     """A run holding the sample corpus, four parsed questions and their detected candidates."""
-    from tasks.detect import CorpusCache, detect_question
-    from warehouse.corpus import replace_document
-
     docs, rows = corpus
     run_id = start_run(wh, "answer", {"profile": "balanced"})
     for d in docs:
@@ -219,11 +224,6 @@ def test_audit_rebuilds_the_decision(wh, run):
 def test_detection_names_the_question_terms_absent_from_the_documents(corpus, tmp_path):
     """s31 asks about a policy year the insurance document does not hold: detection says so, and the rules arbiter
     declares it not found with that evidence; a year the corpus holds is not absent."""
-    from schemas.contracts import ArbiterOutput
-    from tasks.arbiter import evidence as ev
-    from tasks.arbiter.brief import build_arbiter_request
-    from tasks.detect import CorpusCache, absent_terms, run_detection
-
     docs, rows = corpus
     settings = Settings(home=tmp_path / "home")
     cache = CorpusCache(None, settings)

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 import typer
+from fake_openai import FakeOpenAI
+from test_crash_resume import FAILING, arbiter_replies, question_subset
 from typer.testing import CliRunner
 
 from flows.backfill import BackfillError, backfill_flow, choose_mode, source_runs
 from flows.cli_ops import diff_cmd, parse_thresholds
 from flows.nightly import load_config, nightly_flow
-from tasks.diff import diff_runs, format_diff
-from tasks.sample_corpus import generate_sample_corpus
-from fake_openai import FakeOpenAI
-from test_crash_resume import FAILING, arbiter_replies, question_subset
+from tasks.corpus.sample.generate import generate_sample_corpus
+from tasks.report.diff import diff_runs, format_diff
 from warehouse.db import Warehouse
 from warehouse.runs import start_run
 

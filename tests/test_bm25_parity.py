@@ -9,7 +9,8 @@ import pytest
 import rank_bm25
 
 from schemas.settings import Settings
-from tasks.keyword_index import CorpusCache, KeywordIndex, tokenize
+from tasks.corpus.parse import parse_pdf
+from tasks.detect.keyword_index import CorpusCache, KeywordIndex, tokenize
 
 
 def generated_windows(n: int = 400, seed: int = 7) -> list[list[str]]:
@@ -22,8 +23,6 @@ def generated_windows(n: int = 400, seed: int = 7) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def real_index(shared_data) -> KeywordIndex:
-    from tasks.parse import parse_pdf
-
     doc = parse_pdf(shared_data / "attention" / "1706.03762v5.pdf")
     cache = CorpusCache(settings=Settings())
     cache.add(doc.doc_id, doc.lines, doc.toc)

@@ -11,10 +11,16 @@ import subprocess
 import sys
 import threading
 
-
 from fake_openai import FakeOpenAI, FakeResponse, completion
-from test_crash_resume import cli_env, duplicate_keys, question_subset, start_answer, wait_for
-from tasks.sample_corpus import generate_sample_corpus
+from test_crash_resume import (
+    cli_env,
+    duplicate_keys,
+    question_subset,
+    start_answer,
+    wait_for,
+)
+
+from tasks.corpus.sample.generate import generate_sample_corpus
 from warehouse.db import Warehouse
 
 BUSY = "is in use by another process"

@@ -20,9 +20,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from fake_openai import FakeOpenAI, FakeResponse, completion, error_body
-from tasks.sample_corpus import generate_sample_corpus
+
+from flows.answer import answer_flow
+from tasks.corpus.sample.generate import generate_sample_corpus
 from warehouse.db import Warehouse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -216,8 +217,6 @@ def arbiter_replies(body: dict) -> FakeResponse:
 
 @pytest.mark.parametrize("fallback", [None, "rules"])
 def test_arbiter_failing_for_one_question(sample, tmp_path, monkeypatch, prefect_server, fallback):
-    from flows.answer import answer_flow
-
     questions = question_subset(sample, tmp_path / "questions.jsonl", ids=["s01", "s02", "s03", "s04"])
     with FakeOpenAI(default=arbiter_replies) as fake:
         for key, value in {"ARBITER_EMBEDDER__KIND": "hash", "ARBITER_ARBITER__PROVIDER": "openai",

@@ -13,8 +13,13 @@ pytest.importorskip("prefect_dask", reason="prefect-dask is not installed (pip i
 from distributed import LocalCluster  # noqa: E402
 from prefect_dask import DaskTaskRunner  # noqa: E402
 
-from flows.ingest import ingest_flow  # noqa: E402
-from tasks.sample_corpus import generate_sample_corpus  # noqa: E402
+from flows.ingest import (
+    ingest_flow,  # noqa: E402
+    ingest_into,
+)
+from flows.nightly import ScaleSpec, parse_with, task_runner_for
+from schemas.settings import get_settings
+from tasks.corpus.sample.generate import generate_sample_corpus  # noqa: E402
 from warehouse import corpus  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
 
@@ -54,10 +59,6 @@ def test_ingest_parse_tasks_run_on_dask(tmp_path, monkeypatch, prefect_server):
 def test_nightly_scale_config_parses_on_dask(tmp_path, monkeypatch, prefect_server):
     """``[scale] task_runner = "dask"``: the nightly's parse step submits to a DaskTaskRunner of its own."""
     from prefect import flow
-
-    from flows.ingest import ingest_into
-    from flows.nightly import ScaleSpec, parse_with, task_runner_for
-    from schemas.settings import get_settings
 
     runner = task_runner_for(ScaleSpec(task_runner="dask", dask_workers=2))
     assert isinstance(runner, DaskTaskRunner) and runner.cluster_kwargs == CLUSTER_KWARGS

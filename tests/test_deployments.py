@@ -11,7 +11,13 @@ from prefect import Flow
 from prefect.client.schemas.schedules import CronSchedule
 from prefect.exceptions import ParameterTypeError
 
-from deployments import PREFECT_YAML, deployment_parameters, load_flow, load_prefect_yaml, runner_deployments
+from deployments import (
+    PREFECT_YAML,
+    deployment_parameters,
+    load_flow,
+    load_prefect_yaml,
+    runner_deployments,
+)
 from flows.nightly import load_config
 
 EXPECTED = {"nightly": "flows/nightly.py:nightly_flow", "backfill": "flows/backfill.py:backfill_flow",

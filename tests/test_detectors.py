@@ -9,9 +9,23 @@ import pytest
 
 from schemas.contracts import ParsedQuestion
 from schemas.settings import Settings
-from tasks.detectors import cooccurrence_boost, detect_embeddings, detect_keywords, detect_toc
-from tasks.dispatch_detectors import exact_identifiers, page_references, plan_detectors
-from tasks.keyword_index import CorpusCache, query_terms, split_numbering, stem, tokenize
+from tasks.corpus.embed import get_embedder
+from tasks.corpus.parse import parse_pdf
+from tasks.detect.detectors import (
+    cooccurrence_boost,
+    detect_embeddings,
+    detect_keywords,
+    detect_toc,
+)
+from tasks.detect.keyword_index import (
+    CorpusCache,
+    query_terms,
+    split_numbering,
+    stem,
+    tokenize,
+)
+from tasks.detect.plan import exact_identifiers, page_references, plan_detectors
+from warehouse.vectors import VectorStore
 
 
 def question(text: str, primary: list[str], secondary: list[str] | None = None, qid: str = "q1") -> ParsedQuestion:
@@ -21,8 +35,6 @@ def question(text: str, primary: list[str], secondary: list[str] | None = None, 
 
 @pytest.fixture(scope="module")
 def attention(shared_data):
-    from tasks.parse import parse_pdf
-
     doc = parse_pdf(shared_data / "attention" / "1706.03762v5.pdf")
     cache = CorpusCache(settings=Settings())
     cache.add(doc.doc_id, doc.lines, doc.toc)
@@ -161,9 +173,6 @@ def test_corpus_wide_scope_spans_documents(attention):
 
 # -- embeddings detector -----------------------------------------------------------------------------------------
 def test_embeddings_hits_rank_nearest_window_first(attention, tmp_path):
-    from tasks.embed import get_embedder
-    from warehouse.vectors import VectorStore
-
     cache, doc_id, _ = attention
     doc = cache.doc(doc_id)
     embedder = get_embedder("hash")

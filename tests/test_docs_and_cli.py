@@ -7,7 +7,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from flows.cli import app
-from schemas.settings import settings_reference
+from schemas.settings import get_settings, settings_reference
+from tasks.providers import use_arbiter
+from warehouse.db import Warehouse
+from warehouse.runs import finish_run, start_run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -36,9 +39,6 @@ def test_db_path_runs_list_and_config(tmp_path):
     assert out.exit_code == 0 and out.output.strip() == str((tmp_path / "warehouse.duckdb").resolve())
     out = runner.invoke(app, ["runs", "list", "--home", str(tmp_path)])
     assert out.exit_code != 0 and "no warehouse" in str(out.exception or out.output)
-    from warehouse.db import Warehouse
-    from warehouse.runs import finish_run, start_run
-
     with Warehouse(tmp_path / "warehouse.duckdb") as wh:
         run_id = start_run(wh, "ingest", {"paths": []})
         finish_run(wh, run_id, "ok", {})
@@ -50,9 +50,6 @@ def test_db_path_runs_list_and_config(tmp_path):
 
 def test_unknown_arbiter_is_refused_before_any_run_starts(tmp_path):
     import pytest
-
-    from schemas.settings import get_settings
-    from tasks.providers import use_arbiter
 
     questions = tmp_path / "q.jsonl"
     questions.write_text('{"qid": "1", "question": "What is the fee?"}\n', encoding="utf-8")

@@ -7,11 +7,26 @@ import json
 
 import pytest
 
+from flows.evaluate import evaluate_into, limited_question_set
 from schemas.contracts import RetrievalResult, RetrievedPassage
-from tasks.evaluate import (ANSWER_METHODS, PAGE_METHODS, Gold, dedupe, evaluation_summary, is_figure_only,
-                            question_rows, rank_metrics, score_run, summarise)
-from tasks.report_eval import eval_section_html
+from schemas.settings import get_settings
+from tasks.corpus.sample.generate import generate_sample_corpus
+from tasks.evaluate.report import eval_section_html
+from tasks.evaluate.score import (
+    ANSWER_METHODS,
+    PAGE_METHODS,
+    Gold,
+    dedupe,
+    evaluation_summary,
+    is_figure_only,
+    question_rows,
+    rank_metrics,
+    score_run,
+    summarise,
+)
+from tasks.questions.load import question_set_name
 from warehouse.answers import save_answer
+from warehouse.db import Warehouse
 from warehouse.evals import load_eval_results, method_summary, save_eval_results
 from warehouse.questions import save_questions
 from warehouse.retrieval import save_retrieval_result
@@ -191,12 +206,6 @@ E2E_QIDS = ("s01", "s06", "s10", "s17", "s19", "s25", "s26", "s27", "s28")  # pa
 
 
 def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
-    from flows.evaluate import evaluate_into, limited_question_set
-    from schemas.settings import get_settings
-    from tasks.questions import question_set_name
-    from tasks.sample_corpus import generate_sample_corpus
-    from warehouse.db import Warehouse
-
     sample = generate_sample_corpus(tmp_path / "sample")
     lines = [ln for ln in sample.questions_path.read_text().splitlines() if json.loads(ln)["qid"] in E2E_QIDS]
     qpath = tmp_path / "gold" / "questions.jsonl"

@@ -8,7 +8,12 @@ import pytest
 
 from schemas.contracts import AnswerWithEvidence, ParsedQuestion
 from tasks.generate.extractive import ExtractiveProvider, extract_answer
-from tasks.generate.normalise import answer_matches, normalise_value, parse_number, split_items
+from tasks.generate.normalise import (
+    answer_matches,
+    normalise_value,
+    parse_number,
+    split_items,
+)
 from tasks.generate.prompts import (
     PASSAGES_CLOSE,
     PASSAGES_OPEN,

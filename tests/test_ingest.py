@@ -9,7 +9,7 @@ import pytest
 
 from flows.ingest import ingest_into
 from schemas.settings import get_settings
-from tasks.sample_corpus import generate_sample_corpus, write_bad_files
+from tasks.corpus.sample.generate import generate_sample_corpus, write_bad_files
 from warehouse import corpus
 from warehouse.db import Warehouse
 from warehouse.vectors import VectorStore

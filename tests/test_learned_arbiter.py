@@ -8,8 +8,25 @@ import json
 import numpy as np
 import pytest
 
-from schemas.contracts import ROLE_DECISIONS, ArbiterOutput, CandidateBrief, ParsedQuestion
-from tasks.arbiter.features import FEATURE_NAMES, INDEX, MISSING_RANK, MISSING_SCORE, pool_features
+from flows.answer import answer_into, question_docs
+from flows.cli_learned import train_arbiter, train_arbiter_cmd
+from flows.ingest import ingest_into
+from schemas.contracts import (
+    ROLE_DECISIONS,
+    ArbiterOutput,
+    CandidateBrief,
+    ParsedQuestion,
+)
+from schemas.settings import DISPATCH_PROFILES, get_settings
+from tasks.arbiter.brief import build_arbiter_request
+from tasks.arbiter.dispatch import dispatch
+from tasks.arbiter.features import (
+    FEATURE_NAMES,
+    INDEX,
+    MISSING_RANK,
+    MISSING_SCORE,
+    pool_features,
+)
 from tasks.arbiter.learned import (
     LATEST,
     ArtifactError,
@@ -19,6 +36,14 @@ from tasks.arbiter.learned import (
     pools_from_verdicts,
     relevance,
 )
+from tasks.arbiter.validate import make_validator
+from tasks.corpus.sample.generate import generate_sample_corpus
+from tasks.pipeline import parsed_question
+from tasks.providers import arbiter_provider
+from warehouse.db import Warehouse
+from warehouse.detection import load_candidates
+from warehouse.questions import load_questions
+from warehouse.runs import start_run
 
 Q = ParsedQuestion(question_id="q1", text="What is the annual premium of the Gold plan?",
                    keywords_primary=["annual premium", "Gold plan"], keywords_secondary=["yearly premium"],
@@ -93,8 +118,6 @@ def test_labels_from_gold_pages_and_from_verdicts():
 
 
 def test_relevance_puts_the_floor_on_the_balanced_threshold_and_keeps_the_order():
-    from schemas.settings import DISPATCH_PROFILES
-
     anchor = DISPATCH_PROFILES["balanced"].min_relevance
     assert relevance(0.42, 0.42) == pytest.approx(anchor) and relevance(0.0, 0.42) == 0.0
     assert relevance(1.0, 0.42) == pytest.approx(1.0) and relevance(0.3, 0.0) == pytest.approx(anchor + 0.3 * 0.4)
@@ -112,14 +135,6 @@ def test_missing_artifact_names_the_path_and_the_command(tmp_path):
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """A rules-arbitrated run of the sample corpus (hash embedder), and a model trained on its gold pools."""
-    from flows.answer import answer_into, question_docs
-    from flows.cli_learned import train_arbiter
-    from flows.ingest import ingest_into
-    from schemas.settings import get_settings
-    from tasks.sample_corpus import generate_sample_corpus
-    from warehouse.db import Warehouse
-    from warehouse.runs import start_run
-
     root = tmp_path_factory.mktemp("learned")
     sample = generate_sample_corpus(root / "sample")
     settings = get_settings(home=root / "home", embedder={"kind": "hash"})
@@ -148,14 +163,6 @@ def test_training_from_gold_saves_a_versioned_artifact(trained):
 
 
 def test_provider_returns_a_valid_verdict_for_every_candidate(trained):
-    from tasks.arbiter.brief import build_arbiter_request
-    from tasks.arbiter.dispatch import dispatch
-    from tasks.arbiter.validate import make_validator
-    from tasks.pipeline import parsed_question
-    from warehouse.db import Warehouse
-    from warehouse.detection import load_candidates
-    from warehouse.questions import load_questions
-
     settings, _, run_id, _ = trained
     provider = LearnedArbiterProvider.load(settings.models_dir)
     assert (provider.name, provider.model, provider.offline) == ("learned", "learned-1", True)
@@ -185,10 +192,6 @@ def test_provider_returns_a_valid_verdict_for_every_candidate(trained):
 
 
 def test_provider_by_name_and_a_second_training_moves_latest(trained):
-    from flows.cli_learned import train_arbiter
-    from tasks.providers import arbiter_provider
-    from warehouse.db import Warehouse
-
     settings, _, run_id, _ = trained
     meta = train_arbiter(settings, from_run=run_id, log=lambda m: None)  # labels: the rules arbiter's verdicts
     assert meta["version"] == 2 and meta["source"]["labels"] == "verdicts" and meta["source"]["run_id"] == run_id
@@ -203,8 +206,6 @@ def test_provider_by_name_and_a_second_training_moves_latest(trained):
 
 
 def test_training_detects_pools_itself_when_no_pool_run_is_given(trained, tmp_path):
-    from flows.cli_learned import train_arbiter
-
     settings, sample, _, _ = trained
     subset = sample.root / "subset.jsonl"  # same folder: the `doc` paths stay relative to it
     lines = sample.questions_path.read_text().splitlines()
@@ -221,7 +222,6 @@ def test_tampered_artifact_and_bad_arguments_fail_clearly(trained, tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from flows.cli_learned import train_arbiter_cmd
 
     settings = trained[0]
     copy = tmp_path / "models"

@@ -24,6 +24,7 @@ from tasks.llm.client import LLMCallFailed, LLMClient, parse_reply
 from tasks.llm.ratelimit import RateLimiter
 from tasks.llm.replay import ReplayProvider
 from tasks.llm.tokens import count_messages, count_tokens
+from warehouse.db import Warehouse
 from warehouse.llm_log import (
     CallLog,
     CallLogError,
@@ -33,7 +34,7 @@ from warehouse.llm_log import (
     flush_calls,
     insert_calls,
 )
-from warehouse.prices import PriceFileError, load_prices, read_price_file
+from warehouse.prices import PRICES_CSV, PriceFileError, load_prices, read_price_file
 
 RUN = "run-1"
 
@@ -432,8 +433,6 @@ def test_repricing_is_edit_reload_requery(wh, tmp_path):
 
 
 def read_csv_text():
-    from warehouse.prices import PRICES_CSV
-
     return PRICES_CSV.read_text()
 
 
@@ -520,8 +519,6 @@ def test_call_log_batches_non_durable_writes_until_flush(wh):
 
 
 def test_call_log_failure_is_raised_not_dropped(tmp_path):
-    from warehouse.db import Warehouse
-
     closed = Warehouse(tmp_path / "closed.duckdb")
     log = CallLog(closed)
     closed.close()

@@ -7,15 +7,27 @@ import json
 
 import pytest
 
-from schemas.contracts import AnswerWithEvidence, LLMUsage, ParsedQuestion, RetrievalResult, RetrievedPassage
+from schemas.contracts import (
+    AnswerWithEvidence,
+    LLMUsage,
+    ParsedQuestion,
+    RetrievalResult,
+    RetrievedPassage,
+)
 from schemas.settings import GenerateSettings, LLMSettings, Settings
 from tasks.generate.extractive import ExtractiveProvider
 from tasks.generate.loop import run_batch, run_sequential
-from tasks.generate.prompts import GenerationPassage, PassageLine
+from tasks.generate.prompts import (
+    GenerationPassage,
+    PassageLine,
+    build_generation_request,
+    passage_block,
+)
 from tasks.generate.router import Budget
 from tasks.generate.run import answer_question, prepare_passage
 from tasks.llm.base import LLMResult, TerminalLLMError
 from tasks.llm.client import LLMCallFailed, LLMClient
+from tasks.llm.tokens import count_messages, count_tokens
 from warehouse.llm_log import flush_calls
 from warehouse.prices import load_prices
 from warehouse.runs import start_run
@@ -231,9 +243,6 @@ def test_prepare_passage_reads_lines_with_context_on_the_same_page(wh):
 def test_sequential_step_fixed_overhead_is_small():
     # what every sequential step pays besides its one passage: instruction, question, shape, mode line, framing
     # (the pre-#5 prompt paid ~330 tokens here; a sequential run pays it once per step)
-    from tasks.generate.prompts import build_generation_request, passage_block
-    from tasks.llm.tokens import count_messages, count_tokens
-
     request = build_generation_request(q(), [gp(1)], "sequential", step=2, total=5)
     assert count_messages(request.messages) - count_tokens(passage_block(gp(1))) <= 250
 
@@ -241,9 +250,6 @@ def test_sequential_step_fixed_overhead_is_small():
 def test_offline_generator_counts_the_tokens_of_each_step_prompt(wh, run_id):
     # the value sits only in the third passage: three sequential steps, each logged with the bpe count of the
     # messages that step would send (one passage each), and batch with the count of its single K-passage prompt
-    from tasks.generate.prompts import build_generation_request
-    from tasks.llm.tokens import count_messages
-
     result = RESULT.model_copy(update={"primary": [
         passage("c1", 1, ["Revenue history and notes.", *FILLER], 10, 0.9),
         passage("c2", 3, ["Revenue by region is described below.", *FILLER], 50, 0.8),
@@ -282,9 +288,6 @@ def test_sequential_never_spends_more_input_than_the_batch_prompt(wh, run_id):
 
 def test_sequential_cap_always_allows_the_first_step(wh, run_id):
     # one passage: the sequential prompt is a few tokens longer than the batch one, and must still be read
-    from tasks.generate.prompts import build_generation_request
-    from tasks.llm.tokens import count_messages
-
     result = RESULT.model_copy(update={"supporting": []})
     result = result.model_copy(update={"primary": result.primary[:1]})
     rows = answer_question(wh, run_id, q(), result, client_for(wh, run_id), GenerateSettings(), "both")

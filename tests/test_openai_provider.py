@@ -9,12 +9,34 @@ import pytest
 from fake_openai import FakeOpenAI, FakeResponse, completion
 from pydantic import BaseModel
 
-from schemas.contracts import AnswerWithEvidence, ArbiterOutput, CandidateVerdict, LLMUsage
+from schemas.contracts import (
+    AnswerWithEvidence,
+    ArbiterOutput,
+    CandidateVerdict,
+    LLMUsage,
+)
 from schemas.settings import LLMSettings
-from tasks.llm.base import InvalidOutputError, LLMRequest, TerminalLLMError
+from tasks.llm.base import (
+    InvalidOutputError,
+    LLMRequest,
+    ProviderReply,
+    TerminalLLMError,
+)
+from tasks.llm.batch_api import (
+    BatchNotFinished,
+    run_batch,
+    submit_batch,
+    wait_for_batch,
+)
 from tasks.llm.client import LLMCallFailed, LLMClient
-from tasks.llm.openai_provider import OpenAIProvider, SchemaNotStrictError, retry_after_seconds, strict_json_schema
+from tasks.llm.openai_provider import (
+    OpenAIProvider,
+    SchemaNotStrictError,
+    retry_after_seconds,
+    strict_json_schema,
+)
 from warehouse.llm_log import calls_for_run, flush_calls
+from warehouse.prices import load_prices
 
 RUN = "run-oa"
 SECRET = "sk-test-SECRET123"
@@ -28,8 +50,6 @@ class QueueRules:
     name, model, offline = "rules", "rules", True
 
     def send(self, request):
-        from tasks.llm.base import ProviderReply
-
         return ProviderReply(text=json.dumps({**GOOD, "value": "from rules"}))
 
 
@@ -323,9 +343,6 @@ def test_fake_serves_raw_responses(fake):
 
 
 def test_batch_api_round_trip_is_logged_and_priced_at_batch_rates(fake, wh):
-    from tasks.llm.batch_api import run_batch
-    from warehouse.prices import load_prices
-
     fake.enqueue_completion(GOOD, prompt_tokens=1000, cached_tokens=400, completion_tokens=100)
     fake.enqueue_completion("not json at all")
     fake.enqueue_error(500, "batch line failed")
@@ -353,8 +370,6 @@ def test_batch_api_round_trip_is_logged_and_priced_at_batch_rates(fake, wh):
 
 
 def test_batch_still_running_says_how_to_collect(fake, wh):
-    from tasks.llm.batch_api import BatchNotFinished, submit_batch, wait_for_batch
-
     fake.enqueue_completion(GOOD)
     fake.batch_polls = 100
     provider = OpenAIProvider(llm_settings(fake))

@@ -10,7 +10,7 @@ import polars as pl
 import pymupdf
 import pytest
 
-from tasks.parse import (
+from tasks.corpus.parse import (
     LINE_SCHEMA,
     CorruptPdfError,
     DocumentError,
@@ -21,7 +21,7 @@ from tasks.parse import (
     NotAPdfError,
     parse_pdf,
 )
-from tasks.sections import TOC_SCHEMA, outline_sections
+from tasks.corpus.sections import TOC_SCHEMA, outline_sections
 
 BODY = "The quick brown fox jumps over the lazy dog near the river bank today."
 

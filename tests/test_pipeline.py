@@ -11,7 +11,7 @@ from flows.answer import answer_into, question_docs
 from flows.ingest import ingest_into
 from schemas.contracts import RetrievalResult
 from schemas.settings import get_settings
-from tasks.sample_corpus import generate_sample_corpus
+from tasks.corpus.sample.generate import generate_sample_corpus
 from warehouse.db import Warehouse
 from warehouse.runs import start_run
 

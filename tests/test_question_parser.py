@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from schemas.contracts import ParsedQuestion
-from tasks.question_parser import (
+from tasks.questions.parser import (
     INTENTS,
     PARSER_NAME,
     answer_shape,

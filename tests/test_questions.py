@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from schemas.contracts import QuestionRecord
-from tasks.questions import (
+from tasks.questions.load import (
     MissingDocumentError,
     ingest_questions,
     load_question_set,

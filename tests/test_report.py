@@ -8,13 +8,18 @@ from html.parser import HTMLParser
 
 import pytest
 
-from schemas.contracts import Contradiction, ParsedQuestion, RetrievalResult, RetrievedPassage
+from schemas.contracts import (
+    Contradiction,
+    ParsedQuestion,
+    RetrievalResult,
+    RetrievedPassage,
+)
 from schemas.settings import GenerateSettings, LLMSettings
 from tasks.generate.extractive import ExtractiveProvider
 from tasks.generate.run import answer_question
 from tasks.llm.base import TerminalLLMError
 from tasks.llm.client import LLMClient
-from tasks.report import nice_ticks, scatter_chart, section, write_report
+from tasks.report.html import nice_ticks, scatter_chart, section, write_report
 from warehouse.prices import load_prices
 from warehouse.retrieval import save_failed_retrieval, save_retrieval_result
 from warehouse.runs import record_error, start_run

@@ -12,7 +12,7 @@ import pymupdf
 import pytest
 
 from schemas.contracts import QuestionRecord
-from tasks.sample_corpus import (
+from tasks.corpus.sample.generate import (
     DATASET,
     ENCRYPTED_USER_PASSWORD,
     INJECTION_LINE,
@@ -22,7 +22,12 @@ from tasks.sample_corpus import (
     normalize_ws,
     write_bad_files,
 )
-from tasks.sample_texts import DOCUMENTS, EMPLOYEE_HANDBOOK, HANDBOOK_HEADER, QUESTIONS
+from tasks.corpus.sample.texts import (
+    DOCUMENTS,
+    EMPLOYEE_HANDBOOK,
+    HANDBOOK_HEADER,
+    QUESTIONS,
+)
 
 ROW_KEYS = ["dataset", "qid", "doc", "question", "answer", "gold_pages_0based", "gold_source", "labels"]
 KINDS = {"single", "list", "comparison", "unanswerable", "multi_doc"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from tasks.parse import parse_pdf
-from tasks.sections import (
+from tasks.corpus.parse import parse_pdf
+from tasks.corpus.sections import (
     TOC_SCHEMA,
     _key,
     _line_keys,

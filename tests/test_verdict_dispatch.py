@@ -7,10 +7,21 @@ import json
 import pytest
 
 from schemas.contracts import ArbiterOutput, CandidateBrief, CandidateVerdict
-from schemas.settings import DISPATCH_PROFILES, DispatchProfile, Settings
-from tasks.arbiter.dispatch import MAX_PASSAGE_LINES, DispatchError, dispatch, resolve_profile
-from tasks.arbiter.validate import NOT_RANKED, ArbiterOutputError, complete_verdicts, make_validator
-from tasks.llm.base import InvalidOutputError
+from schemas.settings import DISPATCH_PROFILES, DispatchProfile, LLMSettings, Settings
+from tasks.arbiter.dispatch import (
+    MAX_PASSAGE_LINES,
+    DispatchError,
+    dispatch,
+    resolve_profile,
+)
+from tasks.arbiter.validate import (
+    NOT_RANKED,
+    ArbiterOutputError,
+    complete_verdicts,
+    make_validator,
+)
+from tasks.llm.base import InvalidOutputError, LLMRequest, ProviderReply
+from tasks.llm.client import LLMClient
 
 
 def cand(cid: str, rrf: float = 0.01, lines: tuple[int, int] = (10, 12), page: int = 1) -> CandidateBrief:
@@ -57,10 +68,6 @@ def test_validator_rejects_role_decision_mismatch_built_without_validation():
 
 def test_mapping_violation_in_a_reply_becomes_feedback_for_the_retry(wh):
     """A provider breaking the role<->decision mapping gets one retry, told what was wrong."""
-    from schemas.settings import LLMSettings
-    from tasks.llm.base import LLMRequest, ProviderReply
-    from tasks.llm.client import LLMClient
-
     def reply(decision: str) -> str:
         verdict = {"candidate_id": "a", "role": "primary", "decision": decision, "reason": "r", "relevance": 0.9}
         return json.dumps({"verdicts": [verdict]})

@@ -20,17 +20,12 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
+from schemas.settings import get_settings
+from warehouse.errors import WarehouseBusyError, WarehouseError  # noqa: F401 (importers take them from here too)
+from warehouse.llm_log import close_calls, journal_files, recover_journal
 from warehouse.migrations import MIGRATIONS
 
 log = logging.getLogger("arbiter.warehouse")
-
-
-class WarehouseError(RuntimeError):
-    """Terminal warehouse problem; the message says what to do."""
-
-
-class WarehouseBusyError(WarehouseError):
-    pass
 
 
 def utcnow() -> datetime:
@@ -62,8 +57,6 @@ class Warehouse:
             raise
         self._lock = threading.RLock()
         if not read_only:
-            from warehouse.llm_log import recover_journal
-
             try:
                 self.migrate()
                 recover_journal(self)  # llm_calls rows a killed process journaled but never inserted
@@ -74,8 +67,6 @@ class Warehouse:
     def _recover_for_reader(self) -> None:
         """Before a read-only open: a brief read-write open recovers the llm_calls rows a killed writer journaled,
         so that readers see every call that returned. If it cannot (other readers hold the file), read without."""
-        from warehouse.llm_log import journal_files
-
         if not journal_files(self.path):
             return
         try:
@@ -179,9 +170,7 @@ class Warehouse:
 
     def close(self) -> None:
         if not self.read_only:
-            from warehouse.llm_log import close_calls  # queued llm_calls rows land, the journal goes, before closing
-
-            close_calls(self)
+            close_calls(self)  # queued llm_calls rows land, the journal goes, before closing
         with self._lock:
             self.con.close()
 
@@ -193,7 +182,5 @@ class Warehouse:
 
 
 def open_warehouse(settings=None, read_only: bool = False) -> Warehouse:
-    from schemas.settings import get_settings
-
     settings = settings or get_settings()
     return Warehouse(settings.duckdb_path, read_only=read_only)

@@ -1,7 +1,7 @@
 """Reads behind ``arbiter diff RUN_A RUN_B``: two runs' verdicts, retrieval results, answers and spend, paired.
 
 Each function returns one row per key present in either run (a FULL OUTER JOIN), with ``_a`` / ``_b`` columns;
-``tasks/diff.py`` decides what counts as a change. Token and cost figures come from ``llm_call_costs`` (every
+``tasks/report/diff.py`` decides what counts as a change. Token and cost figures come from ``llm_call_costs`` (every
 attempt, retries and fallbacks included), so a replayed run shows the tokens of the calls it replayed.
 """
 

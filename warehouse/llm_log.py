@@ -23,11 +23,14 @@ import weakref
 from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from warehouse.db import Warehouse, WarehouseError
+from warehouse.errors import WarehouseError
+
+if TYPE_CHECKING:  # annotations only: db imports this module (it recovers the journal on open)
+    from warehouse.db import Warehouse
 
 log = logging.getLogger("arbiter.warehouse")
 

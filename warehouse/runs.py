@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from warehouse.db import Warehouse, to_json, utcnow
+from warehouse.prices import load_prices
 
 
 def new_run_id(flow: str) -> str:
@@ -32,8 +33,6 @@ def package_versions() -> dict[str, str]:
 def start_run(wh: Warehouse, flow: str, config: dict[str, Any], run_id: str | None = None,
               parent_run_id: str | None = None) -> str:
     """Create the run row, or mark an existing one running again (a resumed run keeps its id)."""
-    from warehouse.prices import load_prices
-
     run_id = run_id or new_run_id(flow)
     mark_interrupted(wh)
     load_prices(wh)  # the versioned price file in the repo is the source of truth; views recompute costs

@@ -87,7 +87,7 @@ def build_arbiter_request(question: ParsedQuestion, candidates: list[CandidateBr
     """The one arbiter request for ``question``: messages for an LLM, the same content structured in ``payload``.
 
     ``absent_terms``: the question's distinctive terms that occur in none of the searched documents
-    (:func:`tasks.detect.absent_terms`); None = not known (a pool stored before detection computed it)."""
+    (:func:`tasks.detect.run.absent_terms`); None = not known (a pool stored before detection computed it)."""
     ids = [c.candidate_id for c in candidates]
     if len(set(ids)) != len(ids):
         dupes = sorted({i for i in ids if ids.count(i) > 1})

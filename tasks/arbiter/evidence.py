@@ -10,12 +10,17 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from tasks.keyword_index import tokenize
-
-# Question scaffolding on top of the detectors' stopwords: words that say how to answer, not what about.
-SCAFFOLD = frozenset(
-    """many much how yes one ones document report paper article page figure table section give write answer
-    please format number value total""".split()
+# Term matching lives in tasks.terms (detection reads it too); the arbiter's modules use it as ``ev.tokens`` etc.
+from tasks.terms import (  # noqa: F401
+    SCAFFOLD,
+    absent_terms,
+    carries,
+    content_tokens,
+    near_token,
+    normalise,
+    tokenize,
+    tokens,
+    vocabulary,
 )
 
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -39,26 +44,6 @@ _BOOLEAN_CUES = frozenset(
 )
 _ENTITY_RE = re.compile(r"(?<![.!?]\s)\b[A-Z][A-Za-z0-9&'.-]*[A-Za-z0-9](?:\s+[A-Z][A-Za-z0-9&'.-]*[A-Za-z0-9])*")
 _LIST_RE = re.compile(r"^\s*(?:[-•*●▪]|\(?\d{1,2}[.)]|\(?[a-h][.)])\s+")
-
-
-def normalise(text: str) -> str:
-    """NFKC (expands ligatures such as 'ﬁ') and lower case."""
-    return unicodedata.normalize("NFKC", text).lower()
-
-
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
-
-
-def tokens(text: str) -> list[str]:
-    """The detectors' tokens (:func:`tasks.keyword_index.tokenize`: stemmed, stopword-free, numbers whole), so that
-    the arbiter and the detectors mean the same by "a keyword is on a line"; ligatures expanded and a possessive
-    's dropped first ("Calloway's" -> "calloway")."""
-    return tokenize(_POSSESSIVE.sub("", normalise(text)))
-
-
-def content_tokens(text: str) -> list[str]:
-    """Tokens without question scaffolding ('how many', 'page', 'answer')."""
-    return [t for t in tokens(text) if t not in SCAFFOLD]
 
 
 def keyword_score(keyword_tokens: list[str], text_tokens: list[str], text_set: set[str] | None = None) -> float:
@@ -246,56 +231,6 @@ def without_examples(question_text: str) -> str:
     (after such a cue, the quoted or bracketed example only, otherwise the rest of the sentence), and any bracketed
     list of quoted items ('in a list like ['2006', '2007']')."""
     return _QUOTED_LIST.sub(" ", _EXAMPLE.sub(" ", question_text))
-
-
-def near_token(token: str, vocabulary: set[str]) -> bool:
-    """``token`` matches a word of ``vocabulary`` up to a typo or a variant spelling: one edit for words of five
-    letters or more, two from ten ('Germen'/'german', 'Companay'/'company'), or a word starting with it
-    ('program'/'programme', '500'/'500mhz')."""
-    if token.isdigit():
-        return any(v.startswith(token) and v[len(token) :].isalpha() for v in vocabulary)
-    if len(token) < 5:
-        return False
-    limit = 2 if len(token) >= 10 else 1
-    for v in vocabulary:
-        if v.startswith(token) and len(v) - len(token) <= 3:
-            return True
-        if abs(len(v) - len(token)) <= limit and v[:1] == token[:1] and _edits(token, v, limit) <= limit:
-            return True
-    return False
-
-
-def carries(term: str, vocabulary: set[str] | frozenset[str]) -> bool:
-    """Every word of a distinctive term is in ``vocabulary`` ('English-to-German' across a line break counts),
-    allowing for a misspelling in the question or the document (see :func:`near_token`)."""
-    term_toks = content_tokens(term) or tokens(term)
-    return bool(term_toks) and all(t in vocabulary or near_token(t, vocabulary) for t in term_toks)
-
-
-def vocabulary(texts) -> frozenset[str]:
-    """Every token of ``texts`` (a document's lines and titles), as :func:`carries` reads them."""
-    return frozenset(t for text in texts for t in tokens(text))
-
-
-def absent_terms(terms: list[str], vocabularies) -> list[str]:
-    """The terms that no vocabulary carries (each vocabulary one searched document), in the terms' order."""
-    if not terms:
-        return []
-    vocabularies = list(vocabularies)
-    return [t for t in terms if not any(carries(t, v) for v in vocabularies)]
-
-
-def _edits(a: str, b: str, limit: int) -> int:
-    """Levenshtein distance, stopped early once it exceeds ``limit``."""
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        cur = [i]
-        for j, cb in enumerate(b, start=1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        if min(cur) > limit:
-            return limit + 1
-        prev = cur
-    return prev[-1]
 
 
 def _capitalised_in(word: str, text: str) -> bool:

@@ -21,7 +21,13 @@ from typing import Any, get_args
 
 import numpy as np
 
-from schemas.contracts import DETECTORS, AnswerShape, CandidateBrief, Decomposition, ParsedQuestion
+from schemas.contracts import (
+    DETECTORS,
+    AnswerShape,
+    CandidateBrief,
+    Decomposition,
+    ParsedQuestion,
+)
 from tasks.arbiter import evidence as ev
 
 MISSING_RANK = 100.0  # a detector that did not see the candidate; its pool ranks stop at top_k (20 by default)

@@ -31,7 +31,12 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
-from schemas.contracts import ArbiterOutput, CandidateBrief, CandidateVerdict, ParsedQuestion
+from schemas.contracts import (
+    ArbiterOutput,
+    CandidateBrief,
+    CandidateVerdict,
+    ParsedQuestion,
+)
 from schemas.settings import DISPATCH_PROFILES
 from tasks.arbiter.features import FEATURE_NAMES, as_question, pool_features
 from tasks.llm.base import LLMRequest, ProviderReply

@@ -22,7 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from schemas.contracts import ArbiterOutput, CandidateBrief, CandidateVerdict, ParsedQuestion
+from schemas.contracts import (
+    ArbiterOutput,
+    CandidateBrief,
+    CandidateVerdict,
+    ParsedQuestion,
+)
 from tasks.arbiter import evidence as ev
 from tasks.llm.base import LLMRequest, ProviderReply
 
@@ -110,7 +115,7 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
     """Verdicts for every candidate, contradictions and the not-found decision, from the evidence alone.
 
     ``absent_terms``: the question's distinctive terms that occur in none of the searched documents (detection's
-    :func:`tasks.detect.absent_terms`); None when not known, and then a term missing from the pool is enough."""
+    :func:`tasks.detect.run.absent_terms`); None when not known, and then a term missing from the pool is enough."""
     query = make_query(question)
     stripped = [ev.strip_instructions(c.snippet.split("\n")) for c in candidates]
     # what each candidate carries: its section path, its lines, and the keywords a detector matched on its hit

@@ -15,7 +15,12 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from schemas.contracts import ArbiterOutput, CandidateBrief, ParsedQuestion, RetrievalResult
+from schemas.contracts import (
+    ArbiterOutput,
+    CandidateBrief,
+    ParsedQuestion,
+    RetrievalResult,
+)
 from schemas.settings import DispatchProfile
 from tasks.arbiter.brief import build_arbiter_request
 from tasks.arbiter.dispatch import dispatch, resolve_profile
@@ -46,7 +51,7 @@ def arbitrate_question(wh: Warehouse, run_id: str, question: ParsedQuestion, can
                        overrides: Mapping[str, Any] | None = None,
                        absent_terms: list[str] | None = None) -> RetrievalResult | None:
     """One arbiter call for ``question``; stores verdicts and the RetrievalResult. None when the call failed.
-    ``absent_terms``: the question's distinctive terms that the searched documents lack (tasks.detect.absent_terms;
+    ``absent_terms``: the question's distinctive terms that the searched documents lack (tasks.detect.run.absent_terms;
     None = not known), carried by the brief."""
     qid = question.question_id
     resolve_profile(profile, overrides)  # a bad profile fails before any call is spent

@@ -15,7 +15,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from schemas.contracts import AnswerWithEvidence, LLMUsage, ParsedQuestion
-from tasks.generate.prompts import GenerationPassage, build_generation_request, resolve_evidence
+from tasks.generate.prompts import (
+    GenerationPassage,
+    build_generation_request,
+    resolve_evidence,
+)
 from tasks.generate.router import Budget
 from tasks.llm.base import LLMRequest, LLMResult, TerminalLLMError
 from tasks.llm.tokens import count_messages

@@ -26,9 +26,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from schemas.contracts import SINGLE_VALUE_SHAPES, ParsedQuestion, Regime, RetrievalResult
+from schemas.contracts import (
+    SINGLE_VALUE_SHAPES,
+    ParsedQuestion,
+    Regime,
+    RetrievalResult,
+)
 from schemas.settings import GenerateSettings
-
 
 
 class Budget(BaseModel):

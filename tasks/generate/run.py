@@ -11,11 +11,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.contracts import AnswerWithEvidence, ParsedQuestion, RetrievalResult, RetrievedPassage
+from schemas.contracts import (
+    AnswerWithEvidence,
+    ParsedQuestion,
+    RetrievalResult,
+    RetrievedPassage,
+)
 from schemas.settings import GenerateSettings, Settings
 from tasks.generate.loop import Completer, RegimeOutcome, run_regime
 from tasks.generate.normalise import answer_matches, normalise_value
-from tasks.generate.prompts import GenerationPassage, PassageLine, build_generation_request
+from tasks.generate.prompts import (
+    GenerationPassage,
+    PassageLine,
+    build_generation_request,
+)
 from tasks.generate.router import Budget, Route, budget_for, cap_at_batch, route
 from tasks.llm.tokens import count_messages
 from warehouse import answers as store

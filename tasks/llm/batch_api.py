@@ -19,7 +19,13 @@ from typing import Any
 
 from schemas.contracts import LLMUsage
 from tasks.llm.base import InvalidOutputError, LLMRequest, LLMResult, TransientLLMError
-from tasks.llm.client import LLMCallFailed, Validator, call_record, count_usage, parse_reply
+from tasks.llm.client import (
+    LLMCallFailed,
+    Validator,
+    call_record,
+    count_usage,
+    parse_reply,
+)
 from tasks.llm.openai_provider import OpenAIProvider
 from warehouse.db import Warehouse
 from warehouse.llm_log import call_log

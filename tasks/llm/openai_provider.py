@@ -25,7 +25,13 @@ from pydantic import BaseModel
 
 from schemas.contracts import LLMUsage
 from schemas.settings import LLMSettings
-from tasks.llm.base import InvalidOutputError, LLMRequest, ProviderReply, TerminalLLMError, TransientLLMError
+from tasks.llm.base import (
+    InvalidOutputError,
+    LLMRequest,
+    ProviderReply,
+    TerminalLLMError,
+    TransientLLMError,
+)
 
 TRANSIENT_STATUS = {408, 409, 429}
 

@@ -15,9 +15,15 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from schemas.settings import Settings
-from tasks.embed import Embedder
-from tasks.parse import PARSER_VERSION, DocumentError, ParsedDocument, parse_pdf
-from tasks.windows import build_windows
+from tasks.corpus.embed import Embedder
+from tasks.corpus.parse import (
+    PARSER_VERSION,
+    DocumentError,
+    MissingPdfError,
+    ParsedDocument,
+    parse_pdf,
+)
+from tasks.corpus.windows import build_windows
 from warehouse import corpus
 from warehouse.db import Warehouse
 from warehouse.runs import record_error
@@ -95,8 +101,6 @@ def parse_document(path: Path) -> ParseOutcome:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        from tasks.parse import MissingPdfError
-
         err = MissingPdfError(path, "file not found; check the path (ingest takes files or folders)")
         return ParseOutcome(path, None, None, error=err, seconds=time.perf_counter() - t0)
     doc_id = hashlib.sha256(data).hexdigest()

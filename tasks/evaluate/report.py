@@ -1,6 +1,6 @@
 """The report section of an evaluation run: methods side by side, and a per-label breakdown drawn as inline SVG.
 
-Built from ``eval_results`` alone (through :func:`tasks.evaluate.evaluation_summary`), so it matches the run's
+Built from ``eval_results`` alone (through :func:`tasks.evaluate.score.evaluation_summary`), so it matches the run's
 ``--json`` summary. Self-contained HTML (no script, no network); classes follow the run report's CSS.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from tasks.evaluate import ANSWER_METHODS, PAGE_METHODS, evaluation_summary
+from tasks.evaluate.score import ANSWER_METHODS, PAGE_METHODS, evaluation_summary
 from warehouse.db import Warehouse
 from warehouse.evals import load_eval_results
 

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from schemas.contracts import QuestionRecord
-from tasks.question_parser import parse_question
+from tasks.questions.parser import parse_question
 from warehouse.db import Warehouse
 from warehouse.questions import clear_question_errors, save_questions
 from warehouse.runs import record_error

@@ -19,55 +19,10 @@ from rank_bm25_rs import BM25Okapi
 
 from schemas.contracts import ParsedQuestion
 from schemas.settings import Settings
+from tasks.corpus.windows import build_windows, section_of_lines
+from tasks.terms import stem, tokenize, vocabulary  # noqa: F401 (stem, tokenize: the detectors' names for them)
 from warehouse import corpus
 from warehouse.db import Warehouse
-from tasks.windows import build_windows, section_of_lines
-
-# Function words and question scaffolding: they carry no topic in a question and are noise in BM25.
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being below between
-    both but by can could did do does doing done down during each few for from further had has have having he her here
-    hers him his how i if in into is it its itself just me more most my no nor not of off on once only or other our
-    ours out over own same she should so some such than that the their theirs them then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with would you your
-    yours us may might must shall upon via per within without whether among amongst etc e g ie eg vs
-    according mentioned mention described describe shown show shows stated state list listed given tell""".split()
-)
-
-# Numbers stay whole (thousands separators dropped, decimals and a trailing % kept); words are unicode letters+digits.
-_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|\d+(?:\.\d+)+%?|\d+%|[^\W_]+")
-_VOWEL = re.compile(r"[aeiouy]")
-
-
-def stem(token: str) -> str:
-    """Light suffix stripping (plurals, -ing, -ed, final e) so 'encodings', 'encoded' and 'encode' meet."""
-    if len(token) <= 3 or not token.isalpha():
-        return token
-    if token.endswith("ies") and len(token) > 4:
-        token = token[:-3] + "y"
-    elif token.endswith("sses"):
-        token = token[:-2]
-    elif token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        token = token[:-1]
-    for suffix in ("ing", "ed"):
-        base = token[: -len(suffix)]
-        if token.endswith(suffix) and len(base) >= 3 and _VOWEL.search(base):
-            token = base[:-1] if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz" else base
-            break
-    if len(token) > 3 and token.endswith("e"):
-        token = token[:-1]
-    return token
-
-
-def tokenize(text: str) -> list[str]:
-    """Lowercased, stemmed, stopword-free tokens; numbers kept (``1,000`` -> ``1000``, ``3.5``, ``25%``)."""
-    out = []
-    for raw in _TOKEN.findall(text.lower()):
-        if raw[0].isdigit():
-            out.append(raw.replace(",", "") if "," in raw else raw)
-        elif raw not in STOPWORDS and (len(raw) > 1 or raw.isdigit()):
-            out.append(stem(raw))
-    return out
 
 
 @dataclass(frozen=True)
@@ -222,11 +177,9 @@ class DocCorpus:
 
     def vocabulary(self) -> frozenset[str]:
         """Every token of the document's lines and section titles, as the arbiter's evidence reads them
-        (:func:`tasks.arbiter.evidence.vocabulary`); built on first use and kept (``absent_terms`` of detection)."""
+        (:func:`tasks.terms.vocabulary`); built on first use and kept (``absent_terms`` of detection)."""
         vocab = self.__dict__.get("_vocabulary")
         if vocab is None:
-            from tasks.arbiter.evidence import vocabulary  # evidence imports this module's tokenize
-
             titles = self.toc["title"].to_list() if self.toc.height and "title" in self.toc.columns else []
             vocab = self.__dict__["_vocabulary"] = vocabulary([*self.line_texts, *titles])
         return vocab

@@ -1,8 +1,8 @@
-"""The project's own sample corpus: PDFs typeset with PyMuPDF from ``tasks.sample_texts``, plus a question set.
+"""The project's own sample corpus: PDFs typeset with PyMuPDF from ``tasks.corpus.sample.texts``, plus a question set.
 
 A user's clone has no ``../shared/data``; the demo and most tests stand on this corpus instead. Output is
 byte-identical from run to run (fixed metadata and file ids), and the questions' gold pages come from where the
-layout actually put each evidence text. ``python -m tasks.sample_corpus DEST [--bad]`` writes it.
+layout actually put each evidence text. ``python -m tasks.corpus.sample DEST [--bad]`` writes it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,13 @@ from pathlib import Path
 
 import pymupdf
 
-from tasks.sample_texts import DOCUMENTS, INJECTION_LINE, QUESTIONS, DocSpec, QuestionSpec
+from tasks.corpus.sample.texts import (
+    DOCUMENTS,
+    INJECTION_LINE,
+    QUESTIONS,
+    DocSpec,
+    QuestionSpec,
+)
 
 __all__ = [
     "DATASET",
@@ -112,7 +118,7 @@ def _wrap(words: list[tuple[str, str]], size: float, width: float, family: str) 
 
 
 def _parse(body: str) -> list[tuple]:
-    """Markup (see ``tasks.sample_texts``) to blocks: ("h", level, text), ("p", text), ("li", text),
+    """Markup (see ``tasks.corpus.sample.texts``) to blocks: ("h", level, text), ("p", text), ("li", text),
     ("table", rows), ("break",)."""
     blocks: list[tuple] = []
     para: list[str] = []
@@ -160,7 +166,7 @@ class _Typesetter:
 
     def _ensure(self, height: float, what: str) -> None:
         if height > BOTTOM - TOP:
-            raise ValueError(f"{self.spec.name}: block taller than a page ({what[:60]!r}); split it in sample_texts")
+            raise ValueError(f"{self.spec.name}: block taller than a page ({what[:60]!r}); split it in tasks/corpus/sample/texts.py")
         if not self._fits(height):
             self.new_page()
 
@@ -328,7 +334,7 @@ def _gold_pages(q: QuestionSpec, layouts: dict[str, _Layout]) -> list[int] | Non
     for doc, text in q.evidence:
         hits = {p for p, block in layouts[doc].blocks if normalize_ws(text) in normalize_ws(block)}
         if not hits:
-            raise ValueError(f"{q.qid}: evidence {text!r} is not in {doc}; fix QUESTIONS in tasks/sample_texts.py")
+            raise ValueError(f"{q.qid}: evidence {text!r} is not in {doc}; fix QUESTIONS in tasks/corpus/sample/texts.py")
         pages |= hits
     return sorted(pages)
 
@@ -467,8 +473,8 @@ def write_bad_files(dest: Path) -> dict[str, Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """CLI: ``python -m tasks.sample_corpus DEST [--bad]``."""
-    parser = argparse.ArgumentParser(prog="python -m tasks.sample_corpus", description=__doc__.splitlines()[0])
+    """CLI: ``python -m tasks.corpus.sample DEST [--bad]``."""
+    parser = argparse.ArgumentParser(prog="python -m tasks.corpus.sample", description=__doc__.splitlines()[0])
     parser.add_argument("dest", type=Path, help="folder to write docs/ and questions.jsonl into")
     parser.add_argument("--bad", action="store_true", help="also write bad input files under DEST/bad/")
     args = parser.parse_args(argv)
@@ -481,6 +487,3 @@ def main(argv: list[str] | None = None) -> int:
             print(path)
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

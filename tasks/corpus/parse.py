@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 import pymupdf
 
-from tasks.sections import outline_sections, page_sections, recover_sections
+from tasks.corpus.sections import outline_sections, page_sections, recover_sections
 
 PARSER_VERSION = "pymupdf-dict-1"
 

@@ -1,6 +1,6 @@
 """Text content of the shippable sample corpus (documents and questions), kept apart from the PDF layout code.
 
-Documents are written in a small markup read by ``tasks.sample_corpus``: ``# `` and ``## `` start headings of
+Documents are written in a small markup read by ``tasks.corpus.sample.generate``: ``# `` and ``## `` start headings of
 level 1 and 2, ``- `` starts a bullet item, ``| a | b |`` rows form a table (the first row is its header), a line
 ``<<page>>`` forces a page break, ``**lead**`` at the start of a paragraph or bullet is set in bold, and blank
 lines separate paragraphs (lines within a paragraph are joined with spaces). Text is ASCII only: the PDF

@@ -11,8 +11,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from schemas.contracts import DetectorHit
-from tasks.dispatch_detectors import page_references
-from tasks.keyword_index import DocCorpus, KeywordIndex, QueryTerms, TitleEntry, tokenize
+from tasks.detect.keyword_index import (
+    DocCorpus,
+    KeywordIndex,
+    QueryTerms,
+    TitleEntry,
+    tokenize,
+)
+from tasks.detect.plan import page_references
 
 TOC_ANCHOR_LINES = 5  # a TOC hit points at the heading line and the first lines under it
 EMBEDDING_OVERFETCH = 3  # nearest windows fetched per hit kept, since overlapping neighbours are skipped

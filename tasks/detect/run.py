@@ -18,11 +18,11 @@ from prefect.utilities.annotations import quote
 
 from schemas.contracts import CandidateBrief, DetectorHit, ParsedQuestion
 from schemas.settings import Settings
-from tasks.aggregate import AggregatedCandidate, aggregate
 from tasks.arbiter import evidence as ev
-from tasks.detectors import detect_embeddings, detect_keywords, detect_toc
-from tasks.dispatch_detectors import DetectorPlan, plan_detectors
-from tasks.keyword_index import CorpusCache, DocCorpus, QueryTerms, query_terms
+from tasks.detect.aggregate import AggregatedCandidate, aggregate
+from tasks.detect.detectors import detect_embeddings, detect_keywords, detect_toc
+from tasks.detect.keyword_index import CorpusCache, DocCorpus, QueryTerms, query_terms
+from tasks.detect.plan import DetectorPlan, plan_detectors
 from warehouse import questions as question_store
 from warehouse.db import Warehouse
 from warehouse.detection import save_detection

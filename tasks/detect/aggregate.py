@@ -13,7 +13,7 @@ from typing import NamedTuple
 import polars as pl
 
 from schemas.contracts import DETECTORS, CandidateBrief, DetectorHit
-from tasks.keyword_index import DocCorpus, tokenize
+from tasks.detect.keyword_index import DocCorpus, tokenize
 
 MAX_POOL = 200  # the arbiter never sees more than this, whatever the settings say
 SNIPPET_LINES = 5
