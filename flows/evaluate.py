@@ -94,6 +94,7 @@ def evaluate_into(wh: Warehouse, run_id: str, questions: Path, settings: Setting
         "run_id": run_id, "question_set": rows[0]["question_set"] if rows else None, "regime": regime,
         "arbiter": settings.arbiter.provider, "generator": settings.generate.provider, "profile": profile,
         "corpus_wide": corpus_wide, "statuses": statuses, "n_failed": statuses.get("failed", 0),
+        "failures": pipeline["failures"], "failure_examples": pipeline["failure_examples"],
         "ingest": {k: v for k, v in ingest.as_dict().items() if k not in ("run_id", "errors")},
         "timings": {k: round(v, 2) for k, v in timings.items()},
         "seconds": round(time.perf_counter() - t0, 2),
@@ -127,5 +128,5 @@ def evaluate_flow(questions: str, data_root: str | None = None, home: str | None
                                     submit=settings.arbiter.provider == "openai", parse_many=_parallel_parse,
                                     log=logger.info)
         summary["seconds"] = round(time.perf_counter() - t0, 2)
-        finish_run(wh, run_id, "partial" if summary["n_failed"] else "ok", summary)
+        finish_run(wh, run_id, "partial" if summary["n_failed"] or summary["failures"] else "ok", summary)
         return summary

@@ -176,8 +176,10 @@ def nightly_into(wh: Warehouse, nightly_id: str, cfg: NightlyConfig, settings: S
             out["failed_sets"].append({"questions": str(qs.questions), "run_id": run_id, "error": run_error(exc)})
             log(f"question set {qs.questions} FAILED: {run_error(exc)}")
             continue
-        finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") else "ok", summary)
-        out["answer_runs"].append({"run_id": run_id, "questions": str(qs.questions), "statuses": summary["statuses"]})
+        finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") or summary["failures"] else "ok",
+                   summary)
+        out["answer_runs"].append({"run_id": run_id, "questions": str(qs.questions), "statuses": summary["statuses"],
+                                   "failures": summary["failures"], "failure_examples": summary["failure_examples"]})
         if cfg.report:
             path = report_into(wh, run_id, s.reports_dir)
             out["reports"].append(str(path))
@@ -202,7 +204,9 @@ def nightly_flow(config: str, home: str | None = None, run_id: str | None = None
         logger.info(f"nightly run {run_id}: {len(cfg.corpora)} corpora, {len(cfg.question_sets)} question set(s)")
         with fails_run(wh, run_id):
             summary = nightly_into(wh, run_id, cfg, settings, submit=True, log=logger.info)
-        failed = summary["failed_sets"] or any(r["statuses"].get("failed") for r in summary["answer_runs"])
+        failed = summary["failed_sets"] or any(r["statuses"].get("failed") or r["failures"]
+                                               for r in summary["answer_runs"])
         finish_run(wh, run_id, "partial" if failed else "ok", summary)
     summary["run_id"] = run_id
+    summary["home"] = str(settings.home)
     return summary
