@@ -7,11 +7,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, get_run_logger, task
-from prefect.cache_policies import NO_CACHE
-from prefect.futures import as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from flows import console
+from prefect import flow, get_run_logger
+
+from flows import console, stop
 from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
 from tasks.corpus.embed import get_embedder
@@ -24,11 +24,6 @@ from warehouse.db import Warehouse
 from warehouse.questions import load_questions
 from warehouse.runs import fails_run, finish_run, get_run, start_run
 from warehouse.vectors import VectorStore
-
-
-@task(name="answer-question", cache_policy=NO_CACHE)
-def answer_question_task(ctx: PipelineContext, row: dict[str, Any]) -> str:
-    return process_question(ctx, row)
 
 
 def question_docs(path: Path, data_root: Path | None) -> list[Path]:
@@ -98,17 +93,24 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
     statuses: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
     if todo:
         ctx = build_context(wh, run_id, settings, regime, profile, stop_after)
-        if submit:
-            futures = [answer_question_task.submit(ctx, r) for r in todo]
-            outcomes = (f.result() for f in as_completed(futures))
+        # with a model behind the API, questions wait on it: up to max_in_flight of them in flight (plain threads:
+        # a Prefect task run per question cost more than an offline question's work, and the client's own
+        # semaphore bounds the calls); offline, one after the other
+        pool = ThreadPoolExecutor(settings.llm.max_in_flight, thread_name_prefix="question") if submit else None
+        if pool is not None:
+            outcomes = (f.result() for f in as_completed([pool.submit(process_question, ctx, r) for r in todo]))
         else:
             outcomes = (process_question(ctx, r) for r in todo)
-        with console.Progress("questions", len(todo)) as bar:
-            for i, status in enumerate(outcomes, start=1):
-                statuses[status] += 1
-                bar.update(note=", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
-                if i % 25 == 0 or i == len(todo):
-                    log(f"[{i}/{len(todo)}] questions processed: {dict(statuses)}")
+        try:
+            with console.Progress("questions", len(todo)) as bar:
+                for i, status in enumerate(outcomes, start=1):
+                    statuses[status] += 1
+                    bar.update(note=", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+                    if i % 25 == 0 or i == len(todo):
+                        log(f"[{i}/{len(todo)}] questions processed: {dict(statuses)}")
+        finally:  # stopped (SIGTERM) or done: questions not started are dropped, those in flight finish and land
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
     failed = failures(wh, run_id)
     return {"run_id": run_id, "questions": len(rows), "processed": len(todo), "statuses": dict(statuses),
             "failures": len(failed), "failure_examples": failed[:console.FAILURES_SHOWN],
@@ -120,6 +122,7 @@ def answer_flow(questions: str, data_root: str | None = None, home: str | None =
                 arbiter: str | None = None, profile: str | None = None, run_id: str | None = None,
                 stop_after: str | None = None, ingest: bool = True) -> dict[str, Any]:
     """Answer a question set (JSONL). Pass an existing ``run_id`` to resume a crashed or partial run."""
+    stop.install()
     settings = use_arbiter(get_settings(home), arbiter)
     profile = profile or settings.dispatch_profile
     logger = get_run_logger()

@@ -13,12 +13,27 @@ from typing import Optional
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
-from flows import console
+from flows import console, stop
 from flows.cli_common import HomeOpt, echo_json, echo_failures
 from schemas.settings import get_settings
+from warehouse.errors import RunStopped
 
-app = typer.Typer(help="Auditable document RAG: detectors propose, the arbiter decides, the warehouse remembers.",
-                  no_args_is_help=True, pretty_exceptions_enable=False)
+
+class _App(typer.Typer):
+    """The command line; a run stopped by SIGTERM ends with a line saying how to resume it and exit 143."""
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return super().__call__(*args, **kwargs)
+        except RunStopped as exc:  # the run is 'interrupted' with its resume command; Prefect's server stops at exit
+            resume = getattr(exc, "resume", None)
+            typer.echo(f"{exc}: run {getattr(exc, 'run_id', '?')} is 'interrupted'; what finished is kept"
+                       + (f"; resume with: {resume}" if resume else ""), err=True)
+            sys.exit(stop.EXIT_CODE)
+
+
+app = _App(help="Auditable document RAG: detectors propose, the arbiter decides, the warehouse remembers.",
+           no_args_is_help=True, pretty_exceptions_enable=False)
 runs_app = typer.Typer(help="Flow runs recorded in the warehouse.", no_args_is_help=True)
 db_app = typer.Typer(help="The DuckDB warehouse.", no_args_is_help=True)
 app.add_typer(runs_app, name="runs")
@@ -31,6 +46,7 @@ def main_options(verbose: bool = typer.Option(False, "--verbose", "-v", help="al
                  quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bars or lines")) -> None:
     """Runs before every command, so before Prefect is imported: its console shows warnings only by default."""
     console.configure(verbose=verbose, quiet=quiet)
+    stop.install()
 
 
 @app.command()
@@ -191,4 +207,4 @@ def main() -> None:  # pragma: no cover
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(app())
+    main()

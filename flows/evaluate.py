@@ -17,6 +17,7 @@ from prefect import flow, get_run_logger
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from flows import stop
 from flows.answer import answer_config, answer_into, open_run, question_docs
 from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
@@ -113,6 +114,7 @@ def evaluate_flow(questions: str, data_root: str | None = None, home: str | None
                   arbiter: str | None = None, profile: str | None = None, limit: int | None = None,
                   corpus_wide: bool = False, run_id: str | None = None) -> dict[str, Any]:
     """Evaluate the pipeline on a gold question set (JSONL). Pass an existing ``run_id`` to resume it."""
+    stop.install()
     t0 = time.perf_counter()
     settings = use_arbiter(get_settings(home), arbiter)
     logger = get_run_logger()
