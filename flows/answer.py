@@ -16,8 +16,8 @@ from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
 from tasks.corpus.embed import get_embedder
 from tasks.detect.run import CorpusCache
-from tasks.pipeline import PipelineContext, process_question
-from tasks.providers import make_clients, use_arbiter
+from tasks.pipeline import PipelineContext, process_question, process_questions
+from tasks.providers import calls_remote, make_clients, use_arbiter
 from tasks.questions.load import ingest_questions, load_question_set, resolve_docs
 from warehouse.answers import failures
 from warehouse.db import Warehouse
@@ -99,8 +99,10 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
         pool = ThreadPoolExecutor(settings.llm.max_in_flight, thread_name_prefix="question") if submit else None
         if pool is not None:
             outcomes = (f.result() for f in as_completed([pool.submit(process_question, ctx, r) for r in todo]))
-        else:
+        elif calls_remote(settings):  # each stage stored as it finishes: a paid call's result is kept at once
             outcomes = (process_question(ctx, r) for r in todo)
+        else:  # offline: stored a chunk of questions at a time (warehouse.batch)
+            outcomes = process_questions(ctx, todo)
         try:
             with console.Progress("questions", len(todo)) as bar:
                 for i, status in enumerate(outcomes, start=1):
@@ -108,7 +110,8 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
                     bar.update(note=", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
                     if i % 25 == 0 or i == len(todo):
                         log(f"[{i}/{len(todo)}] questions processed: {dict(statuses)}")
-        finally:  # stopped (SIGTERM) or done: questions not started are dropped, those in flight finish and land
+        finally:  # stopped (SIGTERM) or done: questions not started are dropped, those finished or in flight land
+            outcomes.close()
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
     failed = failures(wh, run_id)

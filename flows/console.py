@@ -17,7 +17,8 @@ from typing import Any, TextIO
 
 PLAIN_EVERY_S = 15.0
 FAILURES_SHOWN = 5
-_state = {"verbose": False, "quiet": False}
+# verbose None: not configured (flows called from Python: Prefect's console shows its INFO lines as it always did)
+_state: dict[str, bool | None] = {"verbose": None, "quiet": False}
 _lock = threading.Lock()
 _bar: "Progress | None" = None  # the bar on screen, cleared before any other line is printed
 
@@ -34,16 +35,12 @@ def configure(verbose: bool = False, quiet: bool = False) -> None:
                 handler.setLevel(level)
 
 
-def verbose() -> bool:
-    return _state["verbose"]
-
-
 def tee(log):
     """``log`` (a flow's Prefect logger, shown on the terminal only with ``--verbose``) that also says the line
     when the terminal would not show it otherwise: for the few lines an operator should always see."""
     def both(message: str) -> None:
         log(message)
-        if log is not print and not _state["verbose"]:
+        if log is not print and _state["verbose"] is False:
             say(message)
     return both
 
