@@ -253,17 +253,26 @@ def fake_llm_run(args, tmp: Path) -> None:
         summary = answer_mod.answer_flow(str(questions), data_root=str(sample.root), home=str(home),
                                          regime=args.regime)
         loop = meter.t[("answer_into", "wall")]
-        with Warehouse(get_settings(home).duckdb_path, read_only=True) as wh:
+        os.environ.update({"ARBITER_ARBITER__PROVIDER": "rules", "ARBITER_GENERATE__PROVIDER": "extractive"})
+        offline = get_settings(home)
+        with Warehouse(offline.duckdb_path) as wh:
             calls = wh.scalar("SELECT count(*) FROM llm_calls WHERE run_id = ? AND provider = 'openai'",
                               [summary["run_id"]])
+            # the same questions' CPU work with the offline providers in their place: the floor under the wall
+            # time that no concurrency removes (one interpreter: the stages are Python, under one lock)
+            work, n_work = pure_work(wh, summary["run_id"], offline, args.regime, offline.dispatch_profile)
         # the answer loop also ingested nothing (the flow ingests before it): its wall is the questions' alone
         ideal = args.in_flight / (calls / summary["processed"] * args.fake_llm)
         qps = summary["processed"] / loop
         print(f"{summary['processed']} questions, statuses {summary['statuses']}, {calls} calls "
               f"({calls / summary['processed']:.2f} a question) at {args.fake_llm * 1000:.0f} ms, "
               f"{args.in_flight} in flight, durable logging on")
+        floor = max(summary["processed"] / ideal, sum(work.values()))
         print(f"questions/s {qps:.2f}, ideal {ideal:.2f} (slots / (calls a question x latency)): {qps / ideal:.0%} "
               f"of ideal (goal >= 80%); answer loop {loop:.1f}s")
+        print(f"the questions' CPU work alone (offline providers, no writes, no Prefect): {sum(work.values()):.1f}s "
+              f"for {n_work}; with it as the floor, ideal {summary['processed'] / floor:.2f} q/s, reached "
+              f"{qps * floor / summary['processed']:.0%}")
     finally:
         server.stdin.close()
         server.wait(10)

@@ -7,8 +7,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from concurrent.futures import ThreadPoolExecutor, as_completed
-
 from prefect import flow, get_run_logger
 
 from flows import console, stop
@@ -16,7 +14,7 @@ from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
 from tasks.corpus.embed import get_embedder
 from tasks.detect.run import CorpusCache
-from tasks.pipeline import PipelineContext, process_question, process_questions
+from tasks.pipeline import PipelineContext, process_concurrently, process_question, process_questions
 from tasks.providers import calls_remote, make_clients, use_arbiter
 from tasks.questions.load import ingest_questions, load_question_set, resolve_docs
 from warehouse.answers import failures
@@ -93,13 +91,9 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
     statuses: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
     if todo:
         ctx = build_context(wh, run_id, settings, regime, profile, stop_after)
-        # with a model behind the API, questions wait on it: up to max_in_flight of them in flight (plain threads:
-        # a Prefect task run per question cost more than an offline question's work, and the client's own
-        # semaphore bounds the calls); offline, one after the other
-        pool = ThreadPoolExecutor(settings.llm.max_in_flight, thread_name_prefix="question") if submit else None
-        if pool is not None:
-            outcomes = (f.result() for f in as_completed([pool.submit(process_question, ctx, r) for r in todo]))
-        elif calls_remote(settings):  # each stage stored as it finishes: a paid call's result is kept at once
+        if submit:  # the arbiter is a model behind an API: up to max_in_flight questions wait on it at once
+            outcomes = process_concurrently(ctx, todo, settings.llm.max_in_flight)
+        elif calls_remote(settings):  # one at a time, each stage stored as it finishes: a paid result kept at once
             outcomes = (process_question(ctx, r) for r in todo)
         else:  # offline: stored a chunk of questions at a time (warehouse.batch)
             outcomes = process_questions(ctx, todo)
@@ -111,9 +105,8 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
                     if i % 25 == 0 or i == len(todo):
                         log(f"[{i}/{len(todo)}] questions processed: {dict(statuses)}")
         finally:  # stopped (SIGTERM) or done: questions not started are dropped, those finished or in flight land
-            outcomes.close()
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
+            if hasattr(outcomes, "close"):
+                outcomes.close()
     failed = failures(wh, run_id)
     return {"run_id": run_id, "questions": len(rows), "processed": len(todo), "statuses": dict(statuses),
             "failures": len(failed), "failure_examples": failed[:console.FAILURES_SHOWN],

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,10 @@ from warehouse.runs import record_error
 # statement's fixed cost is spread thin, small enough that a SIGKILL costs seconds of offline work
 CHUNK_QUESTIONS = 64
 CHUNK_SECONDS = 5.0
+# questions in flight on a model (process_concurrently): their rows land within a second of finishing; each
+# call's row is journaled (durable) before it returns, so a SIGKILL loses no call's record, only (at most) the
+# last second's question rows, whose questions a resume answers again
+CONCURRENT_CHUNK_SECONDS = 1.0
 
 
 @dataclass
@@ -235,3 +240,30 @@ def process_questions(ctx: PipelineContext, rows: Iterable[dict[str, Any]]) -> I
                 _write(ctx, pending)
         finally:
             log.linger_s = linger
+
+
+def process_concurrently(ctx: PipelineContext, rows: list[dict[str, Any]], workers: int) -> Iterator[str]:
+    """Up to ``workers`` questions in flight (they wait on a model), each walked with no write; the finished
+    ones' rows land a chunk at a time (CHUNK_QUESTIONS or CONCURRENT_CHUNK_SECONDS), from this thread only: 32
+    threads each writing their stages would queue on the warehouse's one writer (~100 ms of statements a
+    question). Stopped (SIGTERM), questions not started are dropped and those in flight finish and are written."""
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="question")
+    futures = [pool.submit(walk_question, ctx, r) for r in rows]
+    collected: set = set()
+    pending: list[QuestionWrite] = []
+    started = time.monotonic()
+    try:
+        for fut in as_completed(futures):
+            collected.add(fut)
+            item = fut.result()  # walk_question records failures as rows; it raises only on a stop
+            pending.append(item)
+            if len(pending) >= CHUNK_QUESTIONS or time.monotonic() - started >= CONCURRENT_CHUNK_SECONDS:
+                _write(ctx, pending)
+                pending, started = [], time.monotonic()
+            yield item.status
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        pending += [f.result() for f in futures
+                    if f not in collected and f.done() and not f.cancelled() and f.exception() is None]
+        if pending:
+            _write(ctx, pending)
