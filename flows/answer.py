@@ -7,26 +7,21 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, get_run_logger, task
-from prefect.cache_policies import NO_CACHE
-from prefect.futures import as_completed
+from prefect import flow, get_run_logger
 
+from flows import console, stop
 from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
 from tasks.corpus.embed import get_embedder
 from tasks.detect.run import CorpusCache
-from tasks.pipeline import PipelineContext, process_question
-from tasks.providers import make_clients, use_arbiter
+from tasks.pipeline import PipelineContext, process_concurrently, process_question, process_questions
+from tasks.providers import calls_remote, make_clients, use_arbiter
 from tasks.questions.load import ingest_questions, load_question_set, resolve_docs
+from warehouse.answers import failures
 from warehouse.db import Warehouse
 from warehouse.questions import load_questions
 from warehouse.runs import fails_run, finish_run, get_run, start_run
 from warehouse.vectors import VectorStore
-
-
-@task(name="answer-question", cache_policy=NO_CACHE)
-def answer_question_task(ctx: PipelineContext, row: dict[str, Any]) -> str:
-    return process_question(ctx, row)
 
 
 def question_docs(path: Path, data_root: Path | None) -> list[Path]:
@@ -53,7 +48,7 @@ def open_run(wh: Warehouse, flow: str, config: dict[str, Any], run_id: str | Non
     """Start the run, or resume it when ``run_id`` names one this warehouse holds; says which."""
     resumed = bool(run_id and get_run(wh, run_id))
     run_id = start_run(wh, flow, config, run_id=run_id)
-    log(f"{flow} run {run_id} ({'resumed' if resumed else 'new'})")
+    console.tee(log)(f"{flow} run {run_id} ({'resumed' if resumed else 'new'})")
     return run_id
 
 
@@ -90,20 +85,31 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
     todo = [r for r in rows if r["status"] not in ("answered",) and r["question_id"] not in waiting
             and not (stop_after == "candidates" and r["status"] == "detected")
             and not (stop_after == "retrieval" and r["status"] == "arbitrated")]
-    log(f"{len(rows)} question(s) in run {run_id}, {len(todo)} to process"
-        + (f", {len(waiting)} failed at load whose documents are still missing (see errors)" if waiting else ""))
-    ctx = build_context(wh, run_id, settings, regime, profile, stop_after)
+    console.tee(log)(f"{len(rows)} question(s) in run {run_id}, {len(todo)} to process"
+                     + (f", {len(waiting)} failed at load whose documents are still missing (see errors)"
+                        if waiting else ""))
     statuses: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
-    if submit and todo:
-        futures = [answer_question_task.submit(ctx, r) for r in todo]
-        outcomes = (f.result() for f in as_completed(futures))
-    else:
-        outcomes = (process_question(ctx, r) for r in todo)
-    for i, status in enumerate(outcomes, start=1):
-        statuses[status] += 1
-        if i % 25 == 0 or i == len(todo):
-            log(f"[{i}/{len(todo)}] questions processed: {dict(statuses)}")
+    if todo:
+        ctx = build_context(wh, run_id, settings, regime, profile, stop_after)
+        if submit:  # the arbiter is a model behind an API: up to max_in_flight questions wait on it at once
+            outcomes = process_concurrently(ctx, todo, settings.llm.max_in_flight)
+        elif calls_remote(settings):  # one at a time, each stage stored as it finishes: a paid result kept at once
+            outcomes = (process_question(ctx, r) for r in todo)
+        else:  # offline: stored a chunk of questions at a time (warehouse.batch)
+            outcomes = process_questions(ctx, todo)
+        try:
+            with console.Progress("questions", len(todo)) as bar:
+                for i, status in enumerate(outcomes, start=1):
+                    statuses[status] += 1
+                    bar.update(note=", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+                    if i % 25 == 0 or i == len(todo):
+                        log(f"[{i}/{len(todo)}] questions processed: {dict(statuses)}")
+        finally:  # stopped (SIGTERM) or done: questions not started are dropped, those finished or in flight land
+            if hasattr(outcomes, "close"):
+                outcomes.close()
+    failed = failures(wh, run_id)
     return {"run_id": run_id, "questions": len(rows), "processed": len(todo), "statuses": dict(statuses),
+            "failures": len(failed), "failure_examples": failed[:console.FAILURES_SHOWN],
             "seconds": round(time.perf_counter() - t0, 2)}
 
 
@@ -112,6 +118,7 @@ def answer_flow(questions: str, data_root: str | None = None, home: str | None =
                 arbiter: str | None = None, profile: str | None = None, run_id: str | None = None,
                 stop_after: str | None = None, ingest: bool = True) -> dict[str, Any]:
     """Answer a question set (JSONL). Pass an existing ``run_id`` to resume a crashed or partial run."""
+    stop.install()
     settings = use_arbiter(get_settings(home), arbiter)
     profile = profile or settings.dispatch_profile
     logger = get_run_logger()
@@ -128,6 +135,6 @@ def answer_flow(questions: str, data_root: str | None = None, home: str | None =
             summary = answer_into(wh, run_id, qpath, settings, data_root=root, regime=regime, profile=profile,
                                   stop_after=stop_after, submit=settings.arbiter.provider == "openai",
                                   log=logger.info)
-        status = "partial" if summary["statuses"].get("failed") else "ok"
+        status = "partial" if summary["statuses"].get("failed") or summary["failures"] else "ok"
         finish_run(wh, run_id, status, summary)
         return summary

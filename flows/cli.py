@@ -13,15 +13,41 @@ from typing import Optional
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
-from flows.cli_common import HomeOpt, echo_json
+from flows import console, stop
+from flows.cli_common import HomeOpt, echo_json, echo_failures
 from schemas.settings import get_settings
+from warehouse.errors import RunStopped
 
-app = typer.Typer(help="Auditable document RAG: detectors propose, the arbiter decides, the warehouse remembers.",
-                  no_args_is_help=True, pretty_exceptions_enable=False)
+
+class _App(typer.Typer):
+    """The command line; a run stopped by SIGTERM ends with a line saying how to resume it and exit 143."""
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return super().__call__(*args, **kwargs)
+        except RunStopped as exc:  # the run is 'interrupted' with its resume command; Prefect's server stops at exit
+            resume = getattr(exc, "resume", None)
+            typer.echo(f"{exc}: run {getattr(exc, 'run_id', '?')} is 'interrupted'; what finished is kept"
+                       + (f"; resume with: {resume}" if resume else ""), err=True)
+            sys.exit(stop.EXIT_CODE)
+
+
+app = _App(help="Auditable document RAG: detectors propose, the arbiter decides, the warehouse remembers.",
+           no_args_is_help=True, pretty_exceptions_enable=False)
 runs_app = typer.Typer(help="Flow runs recorded in the warehouse.", no_args_is_help=True)
 db_app = typer.Typer(help="The DuckDB warehouse.", no_args_is_help=True)
 app.add_typer(runs_app, name="runs")
 app.add_typer(db_app, name="db")
+
+
+@app.callback()
+def main_options(verbose: bool = typer.Option(False, "--verbose", "-v", help="also print Prefect's lines (every "
+                                                                           "flow and task run's state)"),
+                 quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bars or lines")) -> None:
+    """Runs before every command, so before Prefect is imported: its console shows warnings only by default."""
+    console.configure(verbose=verbose, quiet=quiet)
+    stop.install()
+
 
 @app.command()
 def ingest(paths: list[Path] = typer.Argument(..., help="PDF files or folders (searched recursively)"),
@@ -56,7 +82,8 @@ def answer(questions: Path = typer.Argument(..., help="question set (JSONL: qid,
            run_id: Optional[str] = typer.Option(None, help="resume this run (skips finished questions)"),
            stop_after: Optional[str] = typer.Option(None, help="candidates | retrieval: stop early"),
            home: Optional[Path] = HomeOpt, as_json: bool = typer.Option(False, "--json")) -> None:
-    """Answer a question set: ingest its documents, detect, arbitrate, generate. Exit 2 if any question failed."""
+    """Answer a question set: ingest its documents, detect, arbitrate, generate. Exit 2 if any question (or a line
+    of the question file) failed; the first failures are printed."""
     from flows.answer import answer_flow
     from tasks.generate.run import REGIME_CHOICES
     from tasks.providers import ARBITER_PROVIDERS
@@ -74,7 +101,8 @@ def answer(questions: Path = typer.Argument(..., help="question set (JSONL: qid,
     else:
         typer.echo(f"run {summary['run_id']}: {summary['questions']} questions, {summary['statuses']} "
                    f"({summary['seconds']}s)")
-    if summary["statuses"].get("failed"):
+    echo_failures(summary, settings)
+    if summary["statuses"].get("failed") or summary.get("failures"):
         raise typer.Exit(2)
 
 
@@ -179,4 +207,4 @@ def main() -> None:  # pragma: no cover
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(app())
+    main()

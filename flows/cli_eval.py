@@ -16,7 +16,7 @@ from typing import Any, Optional
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
-from flows.cli_common import HomeOpt, echo_json
+from flows.cli_common import HomeOpt, echo_failures, echo_json
 from tasks.evaluate.score import ANSWER_METHODS, PAGE_METHODS
 
 
@@ -69,7 +69,7 @@ def eval_cmd(
     run_id: Optional[str] = typer.Option(None, help="resume this evaluate run (skips finished questions)"),
 ) -> None:
     """Evaluate on a gold set: page hit@1/@5 and MRR (arbiter vs baselines), not-found precision/recall, answer
-    accuracy and tokens per regime, by label. Exit 2 if the pipeline failed any question."""
+    accuracy and tokens per regime, by label. Exit 2 if the pipeline failed any question (or a line of the file)."""
     from flows.evaluate import REGIMES, evaluate_flow
     from schemas.settings import get_settings
     from tasks.providers import ARBITER_PROVIDERS
@@ -93,7 +93,6 @@ def eval_cmd(
         echo_json(summary)
     else:
         typer.echo(format_summary(summary))
-    if summary.get("n_failed"):
-        typer.echo(f"{summary['n_failed']} question(s) failed in the pipeline; see the errors table of run "
-                   f"{summary['run_id']}", err=True)
+    echo_failures(summary, settings)
+    if summary.get("n_failed") or summary.get("failures"):
         raise typer.Exit(2)

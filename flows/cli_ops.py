@@ -19,7 +19,7 @@ from typing import Optional
 import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
-from flows.cli_common import HOME_HELP, HomeOpt, echo_json
+from flows.cli_common import HOME_HELP, HomeOpt, echo_failures, echo_json
 from schemas.settings import get_settings
 
 EXAMPLE_NIGHTLY = Path(__file__).resolve().parents[1] / "deployments" / "nightly.example.toml"
@@ -120,6 +120,7 @@ def nightly_cmd(config: Path = typer.Option(EXAMPLE_NIGHTLY, "--config", help="n
     from flows.nightly import nightly_flow
 
     out = nightly_flow(str(config), home=str(home) if home else None, run_id=run_id)
+    settings = get_settings(Path(out["home"]))
     if as_json:
         echo_json(out)
     else:
@@ -132,7 +133,9 @@ def nightly_cmd(config: Path = typer.Option(EXAMPLE_NIGHTLY, "--config", help="n
             typer.echo(f"  FAILED {f['questions']}: {f['error']}", err=True)
         for path in out["reports"]:
             typer.echo(f"  report: {path}")
-    if out["failed_sets"] or any(r["statuses"].get("failed") for r in out["answer_runs"]):
+    for r in out["answer_runs"]:
+        echo_failures(r, settings)
+    if out["failed_sets"] or any(r["statuses"].get("failed") or r.get("failures") for r in out["answer_runs"]):
         raise typer.Exit(2)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from flows import console
 from flows.answer import answer_flow
 from flows.report import report_flow
 from schemas.settings import Settings
@@ -55,4 +56,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> int:
     echo(f"report:    {report['path']}")
     echo(f"warehouse: {settings.duckdb_path.resolve()}   (duckdb {settings.duckdb_path} -c 'FROM regime_summary')")
     echo(f"audit one: arbiter audit {run_id} s01")
-    return 0 if not summary["statuses"].get("failed") else 2
+    for line in console.failure_lines(run_id, summary["failure_examples"], summary["failures"],
+                                      str(settings.duckdb_path)):
+        echo(line)
+    return 0 if not summary["statuses"].get("failed") and not summary["failures"] else 2

@@ -17,6 +17,7 @@ from prefect import flow, get_run_logger
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from flows import stop
 from flows.answer import answer_config, answer_into, open_run, question_docs
 from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
@@ -94,6 +95,7 @@ def evaluate_into(wh: Warehouse, run_id: str, questions: Path, settings: Setting
         "run_id": run_id, "question_set": rows[0]["question_set"] if rows else None, "regime": regime,
         "arbiter": settings.arbiter.provider, "generator": settings.generate.provider, "profile": profile,
         "corpus_wide": corpus_wide, "statuses": statuses, "n_failed": statuses.get("failed", 0),
+        "failures": pipeline["failures"], "failure_examples": pipeline["failure_examples"],
         "ingest": {k: v for k, v in ingest.as_dict().items() if k not in ("run_id", "errors")},
         "timings": {k: round(v, 2) for k, v in timings.items()},
         "seconds": round(time.perf_counter() - t0, 2),
@@ -112,6 +114,7 @@ def evaluate_flow(questions: str, data_root: str | None = None, home: str | None
                   arbiter: str | None = None, profile: str | None = None, limit: int | None = None,
                   corpus_wide: bool = False, run_id: str | None = None) -> dict[str, Any]:
     """Evaluate the pipeline on a gold question set (JSONL). Pass an existing ``run_id`` to resume it."""
+    stop.install()
     t0 = time.perf_counter()
     settings = use_arbiter(get_settings(home), arbiter)
     logger = get_run_logger()
@@ -127,5 +130,5 @@ def evaluate_flow(questions: str, data_root: str | None = None, home: str | None
                                     submit=settings.arbiter.provider == "openai", parse_many=_parallel_parse,
                                     log=logger.info)
         summary["seconds"] = round(time.perf_counter() - t0, 2)
-        finish_run(wh, run_id, "partial" if summary["n_failed"] else "ok", summary)
+        finish_run(wh, run_id, "partial" if summary["n_failed"] or summary["failures"] else "ok", summary)
         return summary

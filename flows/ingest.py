@@ -10,6 +10,7 @@ from prefect import flow, get_run_logger
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from flows import console
 from schemas.settings import Settings, get_settings
 from tasks.corpus.embed import get_embedder
 from tasks.corpus.ingest import (
@@ -41,20 +42,23 @@ def ingest_into(wh: Warehouse, run_id: str, inputs: list[Path], settings: Settin
             summary.skipped.append(str(path))
         else:
             todo.append(path)
-    log(f"ingest: {len(files)} file(s), {len(summary.skipped)} unchanged, {len(todo)} to parse")
+    console.tee(log)(f"ingest: {len(files)} file(s), {len(summary.skipped)} unchanged, {len(todo)} to parse")
     vectors = embedder = None
     if todo and embed:
         vectors = VectorStore(settings.lance_dir)
         embedder = get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size)
     parse_many = parse_many or (lambda paths: (parse_document.fn(p) for p in paths))
+    bar = console.Progress("ingest", len(todo), unit=" files").start()
     for i, outcome in enumerate(parse_many(todo), start=1):
         store_document(wh, vectors, embedder, run_id, outcome, settings, summary)
+        bar.update(note=outcome.path.name)
         if outcome.error is not None:
-            log(f"[{i}/{len(todo)}] FAILED {outcome.path.name}: {outcome.error}")
+            console.tee(log)(f"[{i}/{len(todo)}] FAILED {outcome.path.name}: {outcome.error}")
         else:
             doc = outcome.parsed
             log(f"[{i}/{len(todo)}] {outcome.path.name}: {doc.pages} pages, {doc.lines.height} lines, "
                 f"{doc.toc.height} sections ({doc.toc_source}), {outcome.seconds:.2f}s")
+    bar.close()
     summary.missing = corpus.mark_missing(wh, run_id, vanished(wh, roots, files))
     for path in summary.missing:
         log(f"missing: {path} is gone; marked, no longer searched")

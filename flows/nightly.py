@@ -21,6 +21,7 @@ from prefect import flow, get_run_logger
 from prefect.futures import as_completed
 from pydantic import BaseModel, Field, model_validator
 
+from flows import stop
 from flows.answer import answer_config, answer_into, question_docs
 from flows.ingest import ingest_into
 from flows.report import report_into
@@ -155,7 +156,8 @@ def nightly_into(wh: Warehouse, nightly_id: str, cfg: NightlyConfig, settings: S
         ingest_id = _child(wh, nightly_id, "ingest", "stage", "corpora")
         ingest_id = start_run(wh, "ingest", {"stage": "corpora", "paths": [str(p) for p in corpus_paths]},
                               run_id=ingest_id, parent_run_id=nightly_id)
-        summary = ingest_into(wh, ingest_id, corpus_paths, settings, parse_with(task_runner_for(cfg.scale)), log)
+        with fails_run(wh, ingest_id):
+            summary = ingest_into(wh, ingest_id, corpus_paths, settings, parse_with(task_runner_for(cfg.scale)), log)
         finish_run(wh, ingest_id, "partial" if summary.failed else "ok", summary.as_dict())
         out.update(ingest_run_id=ingest_id, ingest=summary.as_dict())
     for qs in cfg.question_sets:
@@ -166,18 +168,21 @@ def nightly_into(wh: Warehouse, nightly_id: str, cfg: NightlyConfig, settings: S
         run_id = start_run(wh, "answer", config, run_id=previous, parent_run_id=nightly_id)
         log(f"question set {qs.name or qs.questions.name}: answer run {run_id}" + (" (resumed)" if previous else ""))
         try:
-            docs = question_docs(qs.questions, qs.data_root)
-            if docs:
-                ingest_into(wh, run_id, docs, s, parse_with(task_runner_for(cfg.scale)), log)
-            summary = answer_into(wh, run_id, qs.questions, s, data_root=qs.data_root, regime=regime,
-                                  profile=profile, submit=submit and s.arbiter.provider == "openai", log=log)
+            with fails_run(wh, run_id):  # a stop (SIGTERM) leaves the set's run 'interrupted', not 'running'
+                docs = question_docs(qs.questions, qs.data_root)
+                if docs:
+                    ingest_into(wh, run_id, docs, s, parse_with(task_runner_for(cfg.scale)), log)
+                summary = answer_into(wh, run_id, qs.questions, s, data_root=qs.data_root, regime=regime,
+                                      profile=profile, submit=submit and s.arbiter.provider == "openai", log=log)
         except Exception as exc:  # one set's failure is recorded; the other sets still run
             finish_run(wh, run_id, "failed", error=run_error(exc))
             out["failed_sets"].append({"questions": str(qs.questions), "run_id": run_id, "error": run_error(exc)})
             log(f"question set {qs.questions} FAILED: {run_error(exc)}")
             continue
-        finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") else "ok", summary)
-        out["answer_runs"].append({"run_id": run_id, "questions": str(qs.questions), "statuses": summary["statuses"]})
+        finish_run(wh, run_id, "partial" if summary["statuses"].get("failed") or summary["failures"] else "ok",
+                   summary)
+        out["answer_runs"].append({"run_id": run_id, "questions": str(qs.questions), "statuses": summary["statuses"],
+                                   "failures": summary["failures"], "failure_examples": summary["failure_examples"]})
         if cfg.report:
             path = report_into(wh, run_id, s.reports_dir)
             out["reports"].append(str(path))
@@ -190,6 +195,7 @@ def nightly_into(wh: Warehouse, nightly_id: str, cfg: NightlyConfig, settings: S
 def nightly_flow(config: str, home: str | None = None, run_id: str | None = None) -> dict[str, Any]:
     """Ingest the config's corpora incrementally, answer each question set (one answer run each), write reports.
     Pass an earlier nightly's ``run_id`` to resume it."""
+    stop.install()
     cfg = load_config(config)
     home_path = Path(home) if home else cfg.home
     settings = get_settings(home_path)
@@ -202,7 +208,9 @@ def nightly_flow(config: str, home: str | None = None, run_id: str | None = None
         logger.info(f"nightly run {run_id}: {len(cfg.corpora)} corpora, {len(cfg.question_sets)} question set(s)")
         with fails_run(wh, run_id):
             summary = nightly_into(wh, run_id, cfg, settings, submit=True, log=logger.info)
-        failed = summary["failed_sets"] or any(r["statuses"].get("failed") for r in summary["answer_runs"])
+        failed = summary["failed_sets"] or any(r["statuses"].get("failed") or r["failures"]
+                                               for r in summary["answer_runs"])
         finish_run(wh, run_id, "partial" if failed else "ok", summary)
     summary["run_id"] = run_id
+    summary["home"] = str(settings.home)
     return summary

@@ -12,6 +12,13 @@ from warehouse.db import Warehouse
 
 ARBITER_PROVIDERS = ("rules", "openai", "replay", "learned")
 GENERATOR_PROVIDERS = ("extractive", "openai", "replay")
+REMOTE_PROVIDERS = ("openai",)  # a call over the network: it costs money and time, keep each one's result at once
+
+
+def calls_remote(settings: Settings) -> bool:
+    """Whether a run with these settings calls a model over the network (arbiter, generator or their fallback)."""
+    return any(p in REMOTE_PROVIDERS for p in (settings.arbiter.provider, settings.generate.provider,
+                                               settings.llm.fallback))
 
 
 def _openai(settings: Settings) -> Provider:

@@ -248,3 +248,63 @@ def test_arbiter_failing_for_one_question(sample, tmp_path, monkeypatch, prefect
             assert calls[-1]["fallback_from"] == "openai"
             assert wh.scalar("SELECT arbiter_provider FROM retrieval_results WHERE run_id = ? AND question_id = ?",
                              [run_id, FAILING]) == "rules"
+
+
+def session_processes(sid: int) -> list[str]:
+    """Processes still in session ``sid`` (the killed CLI's own session: it and everything it started)."""
+    out = subprocess.run(["ps", "-eo", "pid=,sid=,args="], capture_output=True, text=True).stdout
+    return [line.strip() for line in out.splitlines() if line.split()[1:2] == [str(sid)]]
+
+
+def test_sigterm_mid_generation_ends_interrupted_and_leaves_no_process(sample, tmp_path, prefect_server):
+    """A scheduler's stop: SIGTERM to the CLI's pid (not its group) while a generation call is held open. The CLI
+    starts its own temporary Prefect server (no PREFECT_API_URL), as an operator's run does: that server must not
+    outlive it. The run ends 'interrupted' with its resume command, what finished stays, and a resume completes."""
+    questions = question_subset(sample, tmp_path / "questions.jsonl")
+    home, run_id = tmp_path / "home", "sigterm-test-run"
+    gate = GatedAnswers(gate_at=GATE_AT)
+    with FakeOpenAI(default=gate) as fake:
+        env = cli_env(fake, prefect_server)
+        env.pop("PREFECT_API_URL")  # its own temporary server, the one a `kill <pid>` used to orphan
+        cmd = answer_cmd(questions, sample.root, home, run_id)
+        proc = start_answer(cmd, env, tmp_path / "first.log")
+        wait_for(gate.arrived, proc, tmp_path / "first.log", timeout=240)
+        assert len(session_processes(proc.pid)) >= 2, "no temporary Prefect server was started"
+        os.kill(proc.pid, signal.SIGTERM)
+        threading.Timer(1.0, gate.release.set).start()  # the held call returns meanwhile, as a real one would
+        try:
+            code = proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            pytest.fail(f"the run did not end within 60 s of SIGTERM:\n{(tmp_path / 'first.log').read_text()[-3000:]}")
+        log = (tmp_path / "first.log").read_text()
+        assert code == 128 + signal.SIGTERM, log[-3000:]
+        assert f"resume with: arbiter answer {questions}" in log
+        deadline = time.monotonic() + 15
+        while session_processes(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = session_processes(proc.pid)
+        if left:
+            os.killpg(proc.pid, signal.SIGKILL)
+        assert not left, f"processes left behind by the stopped run: {left}"
+
+        with Warehouse(home / "warehouse.duckdb", read_only=True) as wh:
+            run = wh.query("SELECT status, error FROM runs WHERE run_id = ?", [run_id])[0]
+            assert run["status"] == "interrupted", run
+            assert "SIGTERM" in run["error"] and f"--run-id {run_id}" in run["error"], run["error"]
+            statuses = dict(wh.execute("SELECT question_id, status FROM questions WHERE run_id = ?", [run_id]))
+            done = sorted(q for q, s in statuses.items() if s == "answered")
+            assert 0 < len(done) < QUESTIONS, statuses
+            assert duplicate_keys(wh) == {}
+            before = snapshot(wh, run_id, done)
+
+        gate.gate_at = None
+        resume = subprocess.run([*cmd, "--json"], cwd=tmp_path, env=cli_env(fake, prefect_server),
+                                capture_output=True, text=True, timeout=240)
+    assert resume.returncode == 0, resume.stdout[-2000:] + resume.stderr[-3000:]
+    with Warehouse(home / "warehouse.duckdb", read_only=True) as wh:
+        assert wh.scalar("SELECT status FROM runs WHERE run_id = ?", [run_id]) == "ok"
+        assert set(dict(wh.execute("SELECT question_id, status FROM questions WHERE run_id = ?",
+                                   [run_id])).values()) == {"answered"}
+        assert snapshot(wh, run_id, done) == before
+        assert duplicate_keys(wh) == {}

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from warehouse.db import Warehouse
+from warehouse.errors import RunStopped
 from warehouse.runs import fails_run, finish_run, list_runs, mark_interrupted, start_run
 
 
@@ -48,9 +49,17 @@ def test_a_run_whose_work_raises_is_finished_failed_with_the_error(tmp_path):
         with pytest.raises(LookupError), fails_run(wh, broken):
             raise LookupError("run 'x' not found")
         assert status(broken) == {"status": "failed", "error": "LookupError: run 'x' not found"}
-        with pytest.raises(KeyboardInterrupt), fails_run(wh, stopped):  # Ctrl-C is recorded too, then goes on
+        with pytest.raises(KeyboardInterrupt), fails_run(wh, stopped):  # Ctrl-C: interrupted, resumable, goes on
             raise KeyboardInterrupt()
-        assert status(stopped) == {"status": "failed", "error": "KeyboardInterrupt: "}
+        assert status(stopped) == {"status": "interrupted", "error": "stopped by an interrupt (Ctrl-C); its finished "
+                                   f"work is kept, resume with: rerun the same command with --run-id {stopped}"}
+        termed = start_run(wh, "answer", {"questions": "/q/set.jsonl", "data_root": "/data"})
+        with pytest.raises(RunStopped) as raised, fails_run(wh, termed):  # a scheduler's SIGTERM
+            raise RunStopped("SIGTERM")
+        resume = f"arbiter answer /q/set.jsonl --data-root /data --run-id {termed}"
+        assert status(termed) == {"status": "interrupted",
+                                  "error": f"stopped by SIGTERM; its finished work is kept, resume with: {resume}"}
+        assert (raised.value.run_id, raised.value.resume) == (termed, resume)  # what the CLI prints
         with fails_run(wh, fine):
             pass
         assert status(fine) == {"status": "running", "error": None}  # the caller finishes a run that did not raise

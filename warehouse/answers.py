@@ -41,6 +41,15 @@ ANSWER_COLUMNS = (
 
 def save_answer(wh: Warehouse, row: dict[str, Any]) -> None:
     """Insert or replace one answer row (keyed by run_id, question_id, regime)."""
+    values = answer_values(row)
+    with wh.transaction():
+        wh.execute("DELETE FROM answers WHERE run_id = ? AND question_id = ? AND regime = ?",
+                   [row["run_id"], row["question_id"], row["regime"]])
+        wh.insert_rows("answers", [values])
+
+
+def answer_values(row: dict[str, Any]) -> dict[str, Any]:
+    """An answer row as the table stores it (JSON text, created_at), checked (save_answer, or a chunk's batch)."""
     missing = [c for c in ("run_id", "question_id", "regime", "routed", "status") if row.get(c) is None]
     if missing:
         raise ValueError(f"answer row lacks {', '.join(missing)}: {row.get('question_id')!r}")
@@ -49,10 +58,7 @@ def save_answer(wh: Warehouse, row: dict[str, Any]) -> None:
         if values[c] is not None and not isinstance(values[c], str):
             values[c] = to_json(values[c])
     values["created_at"] = values["created_at"] or utcnow()
-    with wh.transaction():
-        wh.execute("DELETE FROM answers WHERE run_id = ? AND question_id = ? AND regime = ?",
-                   [row["run_id"], row["question_id"], row["regime"]])
-        wh.insert_rows("answers", [values])
+    return values
 
 
 def load_answers(wh: Warehouse, run_id: str, question_id: str | None = None) -> list[dict[str, Any]]:

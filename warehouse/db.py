@@ -156,6 +156,16 @@ class Warehouse:
         return len(rows)
 
     @contextmanager
+    def registered(self, name: str, data: pa.Table) -> Iterator["Warehouse"]:
+        """``data`` visible to statements as the view ``name`` for the block (write lock held)."""
+        with self._lock:
+            self.con.register(name, data)
+            try:
+                yield self
+            finally:
+                self.con.unregister(name)
+
+    @contextmanager
     def transaction(self) -> Iterator["Warehouse"]:
         """All-or-nothing block; holds the write lock for its duration."""
         with self._lock:

@@ -22,6 +22,18 @@ CANDIDATE_COLUMNS = ["run_id", "question_id", "candidate_id", "doc_id", "page", 
 def save_detection(wh: Warehouse, run_id: str, question_id: str, hits: Sequence[DetectorHit],
                    candidates: Sequence[tuple[CandidateBrief, int, bool]]) -> None:
     """Replace the question's hits and candidates. ``candidates``: (brief, rrf_rank, in_pool) triples."""
+    hit_rows, cand_rows = detection_rows(run_id, question_id, hits, candidates)
+    with wh.transaction():
+        wh.execute("DELETE FROM detector_hits WHERE run_id = ? AND question_id = ?", [run_id, question_id])
+        wh.execute("DELETE FROM candidates WHERE run_id = ? AND question_id = ?", [run_id, question_id])
+        wh.insert_rows("detector_hits", hit_rows)
+        wh.insert_rows("candidates", cand_rows)
+
+
+def detection_rows(run_id: str, question_id: str, hits: Sequence[DetectorHit],
+                   candidates: Sequence[tuple[CandidateBrief, int, bool]]) -> tuple[list[dict], list[dict]]:
+    """The ``detector_hits`` and ``candidates`` rows of one question (written by save_detection, or with their
+    chunk of questions by ``warehouse.batch``)."""
     wrong = sorted(({h.question_id for h in hits} | {c[0].question_id for c in candidates}) - {question_id})
     if wrong:
         raise ValueError(f"save_detection for question {question_id!r} got rows of question(s) {wrong}")
@@ -30,11 +42,7 @@ def save_detection(wh: Warehouse, run_id: str, question_id: str, hits: Sequence[
     cand_rows = [[run_id, question_id, b.candidate_id, b.doc_id, b.page, b.line_start, b.line_end, b.section_id,
                   b.section, list(b.methods), to_json(b.ranks), to_json(b.raw_scores), list(b.matched_keywords),
                   b.snippet, b.rrf_score, int(rrf_rank), bool(in_pool)] for b, rrf_rank, in_pool in candidates]
-    with wh.transaction():
-        wh.execute("DELETE FROM detector_hits WHERE run_id = ? AND question_id = ?", [run_id, question_id])
-        wh.execute("DELETE FROM candidates WHERE run_id = ? AND question_id = ?", [run_id, question_id])
-        wh.insert_rows("detector_hits", [dict(zip(HIT_COLUMNS, r)) for r in hit_rows])
-        wh.insert_rows("candidates", [dict(zip(CANDIDATE_COLUMNS, r)) for r in cand_rows])
+    return [dict(zip(HIT_COLUMNS, r)) for r in hit_rows], [dict(zip(CANDIDATE_COLUMNS, r)) for r in cand_rows]
 
 
 def load_candidates(wh: Warehouse, run_id: str, question_id: str, in_pool_only: bool = True) -> list[CandidateBrief]:

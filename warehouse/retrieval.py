@@ -22,17 +22,23 @@ REDISPATCH_TABLES = ("questions", "detector_hits", "candidates", "verdicts")
 
 def save_verdicts(wh: Warehouse, run_id: str, question_id: str, verdicts: list[CandidateVerdict], *,
                   provider: str, model: str, call_id: str | None) -> int:
-    rows = [
+    rows = verdict_rows(run_id, question_id, verdicts, provider=provider, model=model, call_id=call_id)
+    with wh.transaction():
+        wh.execute("DELETE FROM verdicts WHERE run_id = ? AND question_id = ?", [run_id, question_id])
+        wh.insert_rows("verdicts", rows)
+    return len(rows)
+
+
+def verdict_rows(run_id: str, question_id: str, verdicts: list[CandidateVerdict], *, provider: str, model: str,
+                 call_id: str | None) -> list[dict[str, Any]]:
+    """The ``verdicts`` rows of one question (save_verdicts, or its chunk's batch write)."""
+    return [
         {"run_id": run_id, "question_id": question_id, "candidate_id": v.candidate_id, "role": v.role,
          "decision": v.decision, "reason": v.reason, "relevance": v.relevance, "contradicts": list(v.contradicts),
          "anchor_found": v.anchor_found, "rewrite": v.rewrite, "flagged": v.flagged, "provider": provider,
          "model": model, "call_id": call_id}
         for v in verdicts
     ]
-    with wh.transaction():
-        wh.execute("DELETE FROM verdicts WHERE run_id = ? AND question_id = ?", [run_id, question_id])
-        wh.insert_rows("verdicts", rows)
-    return len(rows)
 
 
 def save_retrieval_result(wh: Warehouse, run_id: str, result: RetrievalResult) -> None:
@@ -46,6 +52,17 @@ def save_failed_retrieval(wh: Warehouse, run_id: str, question_id: str, error: s
     """A question whose arbiter call failed: status 'failed', the error, no result (a rerun retries it)."""
     _upsert_result(wh, run_id, question_id, status="failed", rule=None, result=None, provider=provider, model=model,
                    call_id=None, error=error)
+
+
+def retrieval_row(run_id: str, question_id: str, result: RetrievalResult | None, *, error: str | None = None,
+                  provider: str | None = None, model: str | None = None) -> dict[str, Any]:
+    """The ``retrieval_results`` row of one question: its result, or (None) its failed arbiter call's error."""
+    if result is None:
+        return {"run_id": run_id, "question_id": question_id, "status": "failed", "rule": None, "result": None,
+                "arbiter_provider": provider, "arbiter_model": model, "arbiter_call_id": None, "error": error}
+    return {"run_id": run_id, "question_id": question_id, "status": result.status, "rule": result.rule,
+            "result": result.model_dump_json(), "arbiter_provider": result.arbiter_provider,
+            "arbiter_model": result.arbiter_model, "arbiter_call_id": result.arbiter_call_id, "error": None}
 
 
 def _upsert_result(wh: Warehouse, run_id: str, question_id: str, *, status: str, rule: str | None,

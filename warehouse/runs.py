@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import secrets
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from warehouse.db import Warehouse, to_json, utcnow
+from warehouse.errors import RunStopped
 from warehouse.prices import load_prices
 
 
@@ -90,6 +92,22 @@ def finish_run(wh: Warehouse, run_id: str, status: str, summary: dict[str, Any] 
     )
 
 
+def resume_command(wh: Warehouse, run_id: str) -> str:
+    """The command that resumes ``run_id`` (from its flow and config), for its ``error`` and the terminal."""
+    row = get_run(wh, run_id) or {}
+    config = row.get("config") or {}
+    config = json.loads(config) if isinstance(config, str) else config
+    root = f" --data-root {config['data_root']}" if config.get("data_root") else ""
+    flow = row.get("flow")
+    if flow == "answer" and config.get("questions"):
+        return f"arbiter answer {config['questions']}{root} --run-id {run_id}"
+    if flow == "evaluate" and config.get("questions"):
+        return f"arbiter eval {config['questions']}{root} --run-id {run_id}"
+    if flow == "nightly" and config.get("config"):
+        return f"arbiter nightly --config {config['config']} --run-id {run_id}"
+    return f"rerun the same command with --run-id {run_id}"
+
+
 def run_error(exc: BaseException) -> str:
     """How a run's ``error`` names the exception that ended it."""
     return f"{type(exc).__name__}: {exc}"
@@ -97,10 +115,17 @@ def run_error(exc: BaseException) -> str:
 
 @contextmanager
 def fails_run(wh: Warehouse, run_id: str) -> Iterator[None]:
-    """The block is the run's work: if it raises (an interrupt too), the run is finished ``failed`` with the
-    error, and the exception goes on. The block's caller finishes the run itself when it does not raise."""
+    """The block is the run's work: if it raises, the run is finished ``failed`` with the error (``interrupted``
+    with its resume command when the process was stopped: SIGTERM, Ctrl-C), and the exception goes on. The block's caller finishes the run itself when it does not raise."""
     try:
         yield
+    except (RunStopped, KeyboardInterrupt) as exc:
+        how = str(exc) if isinstance(exc, RunStopped) else "stopped by an interrupt (Ctrl-C)"
+        resume = resume_command(wh, run_id)
+        finish_run(wh, run_id, "interrupted", error=f"{how}; its finished work is kept, resume with: {resume}")
+        if isinstance(exc, RunStopped):  # for the CLI: the outermost run's (a nightly resumes its children)
+            exc.run_id, exc.resume = run_id, resume
+        raise
     except BaseException as exc:
         finish_run(wh, run_id, "failed", error=run_error(exc))
         raise

@@ -13,6 +13,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from schemas.contracts import (
@@ -46,13 +47,24 @@ def passage_text(wh: Warehouse):
     return text
 
 
-def arbitrate_question(wh: Warehouse, run_id: str, question: ParsedQuestion, candidates: list[CandidateBrief],
-                       client: LLMClient, profile: str | DispatchProfile = "balanced",
-                       overrides: Mapping[str, Any] | None = None,
-                       absent_terms: list[str] | None = None) -> RetrievalResult | None:
-    """One arbiter call for ``question``; stores verdicts and the RetrievalResult. None when the call failed.
-    ``absent_terms``: the question's distinctive terms that the searched documents lack (tasks.detect.run.absent_terms;
-    None = not known), carried by the brief."""
+@dataclass
+class Arbitration:
+    """One arbiter pass over a question's pool, nothing written: the verdicts' provenance and the dispatcher's
+    RetrievalResult, or (``error``) the failed call, whose provider then names who failed."""
+
+    output: ArbiterOutput
+    provider: str
+    model: str
+    call_id: str | None
+    result: RetrievalResult | None = None
+    error: str | None = None
+
+
+def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief], client: LLMClient,
+              profile: str | DispatchProfile, overrides: Mapping[str, Any] | None, absent_terms: list[str] | None,
+              lines_text) -> Arbitration:
+    """Brief -> one client call (validated, one corrective retry inside the client) -> missing ids completed ->
+    dispatcher. Writes nothing but the call's own ``llm_calls`` row (the client logs it)."""
     qid = question.question_id
     resolve_profile(profile, overrides)  # a bad profile fails before any call is spent
     provider, model = client.provider.name, client.provider.model
@@ -64,23 +76,35 @@ def arbitrate_question(wh: Warehouse, run_id: str, question: ParsedQuestion, can
         try:
             reply = client.complete(request, validate=make_validator(ids))
         except LLMCallFailed as exc:
-            message = str(exc)
-            store.save_verdicts(wh, run_id, qid, [], provider=exc.provider, model=model, call_id=None)  # no stale rows
-            store.save_failed_retrieval(wh, run_id, qid, message, provider=exc.provider, model=model)
-            _set_status(wh, run_id, qid, "failed", f"arbiter: {message}")
-            record_error(wh, run_id, "arbiter", qid, message)
-            log.warning("arbiter failed for %s: %s", qid, message)
-            return None
+            log.warning("arbiter failed for %s: %s", qid, exc)
+            return Arbitration(ArbiterOutput(verdicts=[]), exc.provider, model, None, error=str(exc))
         output, missing = complete_verdicts(reply.parsed, ids)
         if missing:
             log.info("arbiter left %d of %d candidates unranked for %s", len(missing), len(ids), qid)
         provider, model, call_id = reply.provider, reply.model, reply.call_id
-    # replaces the question's rows, also when this pass has none (no candidates) so no stale verdict stays
-    store.save_verdicts(wh, run_id, qid, output.verdicts, provider=provider, model=model, call_id=call_id)
     result = dispatch(qid, output, candidates, profile, overrides, arbiter_provider=provider, arbiter_model=model,
-                      arbiter_call_id=call_id, lines_text=passage_text(wh))
-    store.save_retrieval_result(wh, run_id, result)
-    return result
+                      arbiter_call_id=call_id, lines_text=lines_text)
+    return Arbitration(output, provider, model, call_id, result)
+
+
+def arbitrate_question(wh: Warehouse, run_id: str, question: ParsedQuestion, candidates: list[CandidateBrief],
+                       client: LLMClient, profile: str | DispatchProfile = "balanced",
+                       overrides: Mapping[str, Any] | None = None,
+                       absent_terms: list[str] | None = None) -> RetrievalResult | None:
+    """One arbiter call for ``question``; stores verdicts and the RetrievalResult. None when the call failed.
+    ``absent_terms``: the question's distinctive terms that the searched documents lack (tasks.detect.run.absent_terms;
+    None = not known), carried by the brief."""
+    qid = question.question_id
+    a = arbitrate(question, candidates, client, profile, overrides, absent_terms, passage_text(wh))
+    # replaces the question's rows, also when this pass has none (no candidates, failed) so no stale verdict stays
+    store.save_verdicts(wh, run_id, qid, a.output.verdicts, provider=a.provider, model=a.model, call_id=a.call_id)
+    if a.error is not None:
+        store.save_failed_retrieval(wh, run_id, qid, a.error, provider=a.provider, model=a.model)
+        _set_status(wh, run_id, qid, "failed", f"arbiter: {a.error}")
+        record_error(wh, run_id, "arbiter", qid, a.error)
+        return None
+    store.save_retrieval_result(wh, run_id, a.result)
+    return a.result
 
 
 def _set_status(wh: Warehouse, run_id: str, qid: str, status: str, error: str | None = None) -> None:

@@ -9,6 +9,7 @@ pages only), so values printed next to the matched line (table cells, label/valu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from schemas.contracts import (
@@ -125,16 +126,17 @@ def _row(run_id: str, question: ParsedQuestion, rt: Route, regime: str, out: Reg
     }
 
 
-def answer_question(wh: Warehouse, run_id: str, question: ParsedQuestion, result: RetrievalResult,
-                    client: Completer, settings: Settings | GenerateSettings, regime_choice: str = "auto", *,
-                    context_lines: int = DEFAULT_CONTEXT_LINES) -> list[dict[str, Any]]:
-    """Answer ``question`` from ``result`` in the regime(s) asked; returns the answer rows (as stored)."""
+def generate(wh: Warehouse, run_id: str, question: ParsedQuestion, result: RetrievalResult, client: Completer,
+             settings: Settings | GenerateSettings, regime_choice: str, done: dict[str, dict[str, Any]],
+             reference: str | None, *, context_lines: int = DEFAULT_CONTEXT_LINES,
+             on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """The answer rows of the regime(s) asked, nothing written (``done``: regime -> its stored ``ok`` row, kept
+    as is); ``on_row`` gets each new row as soon as its regime ran (to store it before the next regime's calls).
+    Reads the passages' lines; the calls log themselves (``llm_calls``)."""
     gen, tokenizer = generation_settings(settings)
     if result.question_id != question.question_id:
         raise ValueError(f"RetrievalResult is for question {result.question_id!r}, not {question.question_id!r}")
     rt = route(question, result, gen)
-    done = {r["regime"]: r for r in store.load_answers(wh, run_id, question.question_id) if r["status"] == "ok"}
-    reference = store.reference_answer(wh, run_id, question.question_id)
     passages: list[GenerationPassage] | None = None
     rows = []
     for regime in regimes_for(regime_choice, rt.regime):
@@ -149,9 +151,23 @@ def answer_question(wh: Warehouse, run_id: str, question: ParsedQuestion, result
                 passages = [prepare_passage(wh, p, context_lines) for p in result.passages()[: gen.top_k]]
             budget = rt.budget if regime == "batch" else sequential_budget(question, passages, gen, tokenizer)
             out = run_regime(regime, client, question, passages, budget, gen.max_output_tokens, tokenizer)
-        row = _row(run_id, question, rt, regime, out, reference, budget)
-        store.save_answer(wh, row)
-        if out.status == "failed":
-            record_error(wh, run_id, "generate", question.question_id, f"{regime}: {out.error}")
-        rows.append(row)
+        rows.append(_row(run_id, question, rt, regime, out, reference, budget))
+        if on_row is not None:
+            on_row(rows[-1])
     return rows
+
+
+def answer_question(wh: Warehouse, run_id: str, question: ParsedQuestion, result: RetrievalResult,
+                    client: Completer, settings: Settings | GenerateSettings, regime_choice: str = "auto", *,
+                    context_lines: int = DEFAULT_CONTEXT_LINES) -> list[dict[str, Any]]:
+    """Answer ``question`` from ``result`` in the regime(s) asked; returns the answer rows (as stored)."""
+    done = {r["regime"]: r for r in store.load_answers(wh, run_id, question.question_id) if r["status"] == "ok"}
+    reference = store.reference_answer(wh, run_id, question.question_id)
+
+    def save(row: dict[str, Any]) -> None:
+        store.save_answer(wh, row)
+        if row["status"] == "failed":
+            record_error(wh, run_id, "generate", question.question_id, f"{row['regime']}: {row['error']}")
+
+    return generate(wh, run_id, question, result, client, settings, regime_choice, done, reference,
+                    context_lines=context_lines, on_row=save)
