@@ -11,11 +11,16 @@ import unicodedata
 from dataclasses import dataclass
 
 # Term matching lives in tasks.terms (detection reads it too); the arbiter's modules use it as ``ev.tokens`` etc.
+from schemas.contracts import ParsedQuestion
+from tasks.questions.framing import Framing, frame_question
+from tasks.questions.parser import asked_measure
 from tasks.terms import (  # noqa: F401
     SCAFFOLD,
     absent_terms,
     carries,
     content_tokens,
+    is_acronym,
+    is_notation,
     near_token,
     normalise,
     tokenize,
@@ -176,27 +181,59 @@ def _is_code(word: str) -> bool:
 _SPECIFIC_NUMBER = re.compile(r"^\$?(?:(?:19|20)\d\d|\d{3,}|\d[\d,]*\.\d+|\d[\d,.]*%)$")
 
 
-def distinctive_terms(question_text: str, keywords: list[str]) -> list[str]:
+def question_framing(question: ParsedQuestion) -> Framing:
+    """The question's ask, framing and definitions: the parser's, or split from the text for a question stored
+    before the parser split it (the split is a function of the text, so both agree)."""
+    if question.ask:
+        return Framing(question.ask, list(question.framing), dict(question.definitions))
+    return frame_question(question.text)
+
+
+def question_terms(question: ParsedQuestion) -> list[str]:
+    """:func:`distinctive_terms` of the question's ask, without the terms it defines."""
+    framed = question_framing(question)
+    return distinctive_terms(question.text, question.keywords_primary, framed.ask, list(framed.definitions))
+
+
+def absence_terms(question: ParsedQuestion) -> list[str]:
+    """The question's terms whose absence from a document says the subject is missing: :func:`question_terms`
+    without an acronym naming the measure it asks for ('What was X's COGS ...', 'Compute X's DPO'), which is
+    computed from the document as often as printed in it. Any other acronym stays: a document that lacks it
+    and every spelling out of it (tasks.terms.carries) lacks the thing it names (a dataset, a programme)."""
+    measure = {w.strip("%") for w in asked_measure(question.text)}
+    return [t for t in question_terms(question) if not (is_acronym(t) and t.lower().strip("%") in measure)]
+
+
+def distinctive_terms(question_text: str, keywords: list[str], ask: str | None = None,
+                      defined: list[str] | None = None) -> list[str]:
     """The question's keywords that name something specific, which a passage answering it must carry.
 
-    Taken from the parser's keywords (answer-format instructions are already gone there): years, numbers of
-    three digits or more, decimals and percentages; codes mixing letters and digits; names (words capitalised
-    inside the question, or kept upper-case by the parser). References to the document's own structure
-    ('figure 3', 'page 14') are not terms: the PDF's text rarely repeats them next to the answer. Terms inside
-    a longer term are dropped ('4' inside 'GPT-4').
+    Taken from the parser's keywords (answer-format instructions are already gone there) that the question's
+    ``ask`` states (the whole text when not given: role-play, instructions and definitions are not the ask):
+    years, numbers of three digits or more, decimals and percentages; codes mixing letters and digits; names
+    (words capitalised inside the question, or kept upper-case by the parser). Not terms: references to the
+    document's own structure ('figure 3', 'page 14': the PDF's text rarely repeats them next to the answer);
+    notations of a period, currency or scale ('FY2023Q1', 'USD mn', '$M', 'YTD': documents write their own,
+    see :func:`tasks.terms.is_notation`), also as words of a longer term ('FCF YTD' -> 'FCF'); terms the
+    question ``defined`` (computed, not printed). Terms inside a longer term are dropped ('4' inside 'GPT-4').
     """
-    text = unicodedata.normalize("NFKC", question_text)
+    text = unicodedata.normalize("NFKC", ask if ask else question_text)
     letters = [c for c in text if c.isalpha()]
     shouting = bool(letters) and sum(c.isupper() for c in letters) > 0.6 * len(letters)
     asked = without_examples(text).lower()
+    defined_keys = {tuple(tokens(d)) for d in defined or []}
     terms: list[str] = []
     for kw in keywords:
-        words = kw.split()
-        if not words or words[0].lower() in _REF_WORDS:  # 'figure 3', 'table datasets': the layout, not the subject
+        words = [w for w in kw.split() if not is_notation(w)]
+        if not words or words[0].lower() in _REF_WORDS or is_notation(kw):
+            continue  # 'figure 3', 'table datasets': the layout, not the subject; 'Q3 FY2023', 'USD': a notation
+        if len(words) < len(kw.split()):
+            kw = " ".join(words)
+        if tuple(tokens(kw)) in defined_keys or not _states(asked, kw):
             continue
         if any(ch.isdigit() for ch in kw):
             # a number quoted only in an answer-format example ('e.g. ["3.0", "2.0"]') is not asked about
-            if len(words) == 1 and (_SPECIFIC_NUMBER.match(kw) or _is_code(kw)) and kw.lower() in asked:
+            if len(words) == 1 and (_SPECIFIC_NUMBER.match(kw) or _is_code(kw)):
                 terms.append(kw)
             continue
         if _PLACEHOLDER.match(kw):  # an answer format such as YYYY-MM-DD
@@ -215,6 +252,11 @@ def distinctive_terms(question_text: str, keywords: list[str]) -> list[str]:
             continue
         out.append(t)
     return out
+
+
+def _states(asked: str, term: str) -> bool:
+    """``term`` occurs in the (lower-cased) ask as whole words."""
+    return re.search(rf"(?<![\w&]){re.escape(term.lower())}(?![\w&])", asked) is not None
 
 
 _EXAMPLE = re.compile(

@@ -164,7 +164,7 @@ def make_query(question: ParsedQuestion) -> Query:
     secondary = [k for k in ev.parse_keywords(question.keywords_secondary) if not set(k.toks) <= set(terms)]
     return Query(
         question=question, terms=terms, surface=surface, phrases=[k for k in primary if len(k.toks) > 1],
-        secondary=secondary, distinct=ev.distinctive_terms(question.text, question.keywords_primary),
+        secondary=secondary, distinct=ev.question_terms(question),
         q_tokens=frozenset(ev.tokens(question.text)),
     )
 
@@ -372,7 +372,8 @@ def _not_found(query: Query, found: list[Evidence], texts: list[list[str]],
     if not found:
         return True, "no candidate was proposed"
     sets = [set(t) for t in texts]
-    missing = [t for t in query.distinct if not any(ev.carries(t, s) for s in sets)]
+    telling = set(ev.absence_terms(query.question))
+    missing = [t for t in query.distinct if t in telling and not any(ev.carries(t, s) for s in sets)]
     if absent_terms is None:  # not known (a pool stored before detection computed it): the pool alone decides
         if missing:
             verb = "appears" if len(missing) == 1 else "appear"
