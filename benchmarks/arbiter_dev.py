@@ -189,8 +189,9 @@ def score(records, profile: str, cache=None, trace: list | None = None) -> dict:
             **{d: [c.page for c in sorted((c for c in cands if d in c.ranks), key=lambda c: c.ranks[d])]
                for d in DETECTORS},
         }
-        for scope_name in ("all", half):
-            s = stats[f"{group}/{scope_name}"]
+        groups = [group] if group == "unanswerable" else [group, "answerable"]
+        for key in (f"{g}/{scope_name}" for g in groups for scope_name in ("all", half)):
+            s = stats[key]
             s["n"].append(1)
             s["not_found"].append(result.status == "not_found")
             s["pool_recall"].append(bool({c.page for c in cands} & gold_set))
@@ -210,7 +211,7 @@ def score(records, profile: str, cache=None, trace: list | None = None) -> dict:
         report["groups"][key] = {"n": len(s["n"]), **{m: mean(v) for m, v in s.items() if m != "n"}}
     for scope in ("all", "even", "odd"):
         una = stats[f"unanswerable/{scope}"]["not_found"]
-        ans = [x for g in ("text", "figure_only") for x in stats[f"{g}/{scope}"]["not_found"]]
+        ans = stats[f"answerable/{scope}"]["not_found"]
         tp, fp = sum(una), sum(ans)
         report[f"not_found/{scope}"] = {
             "precision": round(tp / (tp + fp), 3) if tp + fp else None,
@@ -222,8 +223,8 @@ def score(records, profile: str, cache=None, trace: list | None = None) -> dict:
 def print_report(report: dict) -> None:
     print(f"profile {report['profile']}: {report['questions']} questions, rules arbiter + dispatch "
           f"{report['arbiter_seconds']} s")
-    cols = ["arbiter@1", "arbiter@5", "arbiter_rank@1", "rrf@1", "rrf@5", "toc@1", "keywords@1", "embeddings@1",
-            "pool_recall", "not_found"]
+    cols = ["arbiter@1", "arbiter@5", "arbiter_rank@1", "rrf@1", "rrf@5", "toc@1", "keywords@1", "keywords@5",
+            "embeddings@1", "pool_recall", "not_found"]
     print(f"{'group':<22}{'n':>5}" + "".join(f"{c:>15}" for c in cols))
     for key, g in report["groups"].items():
         print(f"{key:<22}{g['n']:>5}" + "".join(f"{'-' if g.get(c) is None else g[c]:>15}" for c in cols))

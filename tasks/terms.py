@@ -82,41 +82,48 @@ def content_tokens(text: str) -> list[str]:
 
 
 def near_token(token: str, vocabulary: set[str]) -> bool:
-    """``token`` matches a word of ``vocabulary`` up to a typo or a variant spelling: one edit (a swap of two
-    neighbouring letters counts one) for words of five letters or more, two from ten ('Germen'/'german',
+    """``token`` matches a word of ``vocabulary`` up to a typo or a variant spelling (see :func:`nearest`)."""
+    return nearest(token, vocabulary) is not None
+
+
+def nearest(token: str, vocabulary: set[str] | frozenset[str]) -> str | None:
+    """The word of ``vocabulary`` that ``token`` matches up to a typo or a variant spelling: one edit (a swap of
+    two neighbouring letters counts one) for words of five letters or more, two from ten ('Germen'/'german',
     'Companay'/'company', 'Microsfot'/'microsoft'), a doubled letter written once or twice ('Aple'/'apple',
-    'Intell'/'intel'), a word starting with it ('program'/'programme', '500'/'500mhz'), or a word
-    run together with a period notation ('Q3revenue', see :func:`split_run`)."""
+    'Intell'/'intel'), a word starting with it ('program'/'programme', '500'/'500mhz'), or a word run together
+    with a period notation ('Q3revenue', see :func:`split_run`); None when there is none."""
     if token.isdigit():
-        return any(v.startswith(token) and v[len(token) :].isalpha() for v in vocabulary)
+        return next((v for v in vocabulary if v.startswith(token) and v[len(token) :].isalpha()), None)
     if len(token) < 3:
-        return False
+        return None
     squeezed = _squeeze(token)
     if len(token) < 5:  # stems of short names ('aple' -> 'apl'): a doubled letter only, in a longer word
-        return any(len(v) > len(token) and v[:1] == token[:1] and _squeeze(v) == squeezed for v in vocabulary)
+        return next((v for v in vocabulary if len(v) > len(token) and v[:1] == token[:1]
+                     and _squeeze(v) == squeezed), None)
     limit = 2 if len(token) >= 10 else 1
     for v in vocabulary:
         if v.startswith(token) and len(v) - len(token) <= 3:
-            return True
+            return v
         if abs(len(v) - len(token)) <= limit and v[:1] == token[:1] and _edits(token, v, limit) <= limit:
-            return True
+            return v
         if v[:1] == token[:1] and len(v) >= 4 and _squeeze(v) == squeezed:
-            return True
+            return v
     return split_run(token, vocabulary)
 
 
-def split_run(token: str, vocabulary: set[str] | frozenset[str]) -> bool:
-    """A period notation run together with a word ('q3revenue' -> 'q3' + 'revenue'), the word in ``vocabulary``
-    (two words run together are the document's adjacent words: :class:`Vocabulary`)."""
+def split_run(token: str, vocabulary: set[str] | frozenset[str]) -> str | None:
+    """The word of a period notation run together with it ('q3revenue' -> 'q3' + 'revenue'), when ``vocabulary``
+    has it (two words run together are the document's adjacent words: :class:`Vocabulary`)."""
     if not token.isalnum() or len(token) < 5:
-        return False
+        return None
     for i in range(2, len(token) - 2):
         head, tail = token[:i], token[i:]
-        if is_period_notation(head) and (tail in vocabulary or stem(tail) in vocabulary):
-            return True
-        if is_period_notation(tail) and (head in vocabulary or stem(head) in vocabulary):
-            return True
-    return False
+        for notation, word in ((head, tail), (tail, head)):
+            if is_period_notation(notation):
+                found = next((w for w in (word, stem(word)) if w in vocabulary), None)
+                if found:
+                    return found
+    return None
 
 
 def _squeeze(word: str) -> str:
@@ -231,27 +238,24 @@ def is_period_notation(word: str) -> bool:
 
 
 def is_notation(term: str) -> bool:
-    """A term that only says when, in what currency or at what scale: every word is a period notation, a period
-    word, a year, a currency code or symbol, or a scale or unit word ('Q3 FY2023', 'USD mn', '$M', 'FY22 YTD'),
-    and at least one word is not a plain year (a year alone stays a term: documents print years as they are)."""
+    """A term that only says when, in what currency or at what scale: every word is a period code, a period word,
+    a year, a currency code or symbol, or a scale or unit word ('Q3 FY2023', 'USD mn', '$M', 'FY22 YTD'), and at
+    least one is a code or a unit word. Words alone ('annual', 'first nine months') and years stay terms: documents
+    print them as they are."""
     words = [w for w in re.split(r"[\s,()/-]+|(?<=[$€£¥₹₩])(?=\w)", unicodedata.normalize("NFKC", term).lower()) if w]
     if not words:
         return False
-    kinds = []
+    codes = 0
     for w in words:
         w = w.strip(".'’%")
         if not w:
             continue
-        if is_period_notation(w) or w in _PERIOD_WORDS:
-            kinds.append("period")
-        elif w in CURRENCY_CODES or w in SCALE_WORDS or all(c in _CURRENCY_SYMBOLS for c in w) \
+        if is_period_notation(w) or w in CURRENCY_CODES or w in SCALE_WORDS or all(c in _CURRENCY_SYMBOLS for c in w) \
                 or (w[:1] in _CURRENCY_SYMBOLS and w[1:] in SCALE_WORDS) or w in ("us$", "usd$"):
-            kinds.append("unit")
-        elif re.fullmatch(r"(?:19|20)\d\d", w):
-            kinds.append("year")
-        else:
+            codes += 1
+        elif w not in _PERIOD_WORDS and not re.fullmatch(r"(?:19|20)\d\d", w):
             return False
-    return any(k != "year" for k in kinds)
+    return codes > 0
 
 
 _ACRONYM = re.compile(r"[A-Z](?:[A-Z&./]*[A-Z])?%?")

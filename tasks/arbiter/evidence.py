@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 # Term matching lives in tasks.terms (detection reads it too); the arbiter's modules use it as ``ev.tokens`` etc.
 from schemas.contracts import ParsedQuestion
-from tasks.questions.framing import Framing, frame_question
+from tasks.questions.framing import FORMULA_WORDS, Framing, frame_question, is_role
 from tasks.questions.parser import asked_measure
 from tasks.terms import (  # noqa: F401
     SCAFFOLD,
@@ -22,7 +22,9 @@ from tasks.terms import (  # noqa: F401
     is_acronym,
     is_notation,
     near_token,
+    nearest,
     normalise,
+    stem,
     tokenize,
     tokens,
     vocabulary,
@@ -181,6 +183,21 @@ def _is_code(word: str) -> bool:
 _SPECIFIC_NUMBER = re.compile(r"^\$?(?:(?:19|20)\d\d|\d{3,}|\d[\d,]*\.\d+|\d[\d,.]*%)$")
 
 
+def expansion(letters: str, texts: list[list[str]]) -> tuple[str, ...] | None:
+    """The run of tokens whose initials spell ``letters`` most often in ``texts`` ('ppe' -> property, plant,
+    equipment), a letter standing for a function word ('o' of 'of', 'a' of 'and') allowed to be missing; None
+    when no run has them. Runs are of words of three letters or more, which an acronym abbreviates."""
+    wanted = {letters} | {letters[:i] + letters[i + 1 :] for i in range(1, len(letters) - 1) if letters[i] in "oa"}
+    counts: dict[tuple[str, ...], int] = {}
+    for ts in texts:
+        for n in {len(w) for w in wanted}:
+            for i in range(len(ts) - n + 1):
+                run = tuple(ts[i : i + n])
+                if "".join(w[0] for w in run) in wanted and all(len(w) >= 3 and w.isalpha() for w in run):
+                    counts[run] = counts.get(run, 0) + 1
+    return max(counts, key=lambda r: (counts[r], r)) if counts else None
+
+
 def question_framing(question: ParsedQuestion) -> Framing:
     """The question's ask, framing and definitions: the parser's, or split from the text for a question stored
     before the parser split it (the split is a function of the text, so both agree)."""
@@ -193,6 +210,22 @@ def question_terms(question: ParsedQuestion) -> list[str]:
     """:func:`distinctive_terms` of the question's ask, without the terms it defines."""
     framed = question_framing(question)
     return distinctive_terms(question.text, question.keywords_primary, framed.ask, list(framed.definitions))
+
+
+def asked_keywords(question: ParsedQuestion, keywords: list[str]) -> list[str]:
+    """The ``keywords`` that the question's ask, its definitions or its instructions state (an instruction may
+    point to a source: 'relying on the cash flow statement'; a role given to the reader is no part of it),
+    without notation words ('Q3 FY2023', 'USD millions' dropped; 'FCF YTD' -> 'FCF') and without the wording of
+    a definition or an instruction itself ('defined', 'plus', 'relying')."""
+    framed = question_framing(question)
+    instructions = [s for s in framed.framing if not is_role(s)]
+    scope = " ".join([framed.ask, *dict.fromkeys(framed.definitions.values()), *instructions]).lower()
+    out = []
+    for kw in keywords:
+        words = [w for w in kw.split() if not is_notation(w) and w.lower() not in FORMULA_WORDS]
+        if words and not is_notation(kw) and _states(scope, kw):
+            out.append(" ".join(words))
+    return out
 
 
 def absence_terms(question: ParsedQuestion) -> list[str]:

@@ -69,6 +69,19 @@ _ACRONYM = re.compile(r"(?<![\w&])[A-Z][A-Z&.]*[A-Z](?![\w&])")
 _WHERE = re.compile(r"\bwhere\s+(?P<term>[A-Za-z][\w&%/.\-]*(?:\s+[A-Za-z][\w&%/.\-]*){0,3}?)\s+(?:is|are)\b", re.I)
 
 
+# the wording of a definition, not what it defines or reads ('is defined as', 'operating income plus ...'), and of
+# an instruction, not the source it points to ('give a response ... by relying on the details shown in ...')
+FORMULA_WORDS = frozenset("""defined define defines definition calculated computed measured taking take treat
+    treating here means mean plus minus less divided times multiplied over equals equal annualised annualized
+    response respond responses reply answer answers question questions relying rely relies details detail shown
+    show information provided based using use only""".split())
+
+
+def is_role(sentence: str) -> bool:
+    """A sentence giving the reader a role ('Assume that you are an analyst covering X')."""
+    return bool(_ROLE.search(sentence))
+
+
 @dataclass
 class Framing:
     """The ask (what the question asks of the documents), the framing (role, instructions, answer format), and
