@@ -1,5 +1,6 @@
 """The question's ask apart from its framing, and the term notations that say nothing about a document's content
-(tasks.questions.framing, tasks.terms, tasks.arbiter.evidence's absence terms)."""
+(tasks.questions.framing, tasks.terms, tasks.arbiter.evidence's absence terms); the arbiter's unsure rule
+(tasks.arbiter.pool)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import pickle
 
 import pytest
 
+from schemas.contracts import CandidateBrief, CandidateVerdict
 from tasks.arbiter import evidence as ev
+from tasks.arbiter.pool import keep_lexical_best_when_unsure
 from tasks.questions.framing import frame_question
 from tasks.questions.parser import asked_measure, parse_question
 from tasks.terms import carries, is_acronym, is_notation, is_period_notation, vocabulary
@@ -96,3 +99,28 @@ def test_old_rows_without_the_split_derive_it_from_the_text():
     old = q.model_copy(update={"ask": "", "framing": [], "definitions": {}})
     assert ev.question_terms(old) == ev.question_terms(q)
     assert "globex" not in {t.lower() for t in ev.question_terms(q)}
+
+
+def _brief(cid: str, page: int, keywords_rank: int | None) -> CandidateBrief:
+    ranks = {"keywords": keywords_rank} if keywords_rank else {"embeddings": 1}
+    return CandidateBrief(question_id="q", candidate_id=cid, doc_id="d", page=page, line_start=0, line_end=1,
+                          section="", methods=list(ranks), ranks=ranks, raw_scores={k: 1.0 for k in ranks},
+                          matched_keywords=[], snippet="", rrf_score=0.01)
+
+
+def _verdict(cid: str, role: str, relevance: float) -> CandidateVerdict:
+    return CandidateVerdict(candidate_id=cid, role=role, decision="keep", reason="lines 0-1 contain x",
+                            relevance=relevance)
+
+
+def test_near_tie_keeps_the_keyword_detectors_best_first_and_says_unsure():
+    cands = [_brief("a", 1, None), _brief("b", 2, 1)]
+    verdicts = [_verdict("a", "primary", 0.80), _verdict("b", "supporting", 0.79)]
+    keep_lexical_best_when_unsure(verdicts, cands)
+    assert verdicts[1].role == "primary" and verdicts[1].relevance > verdicts[0].relevance
+    assert verdicts[1].reason.startswith("unsure:") and "unsure" in verdicts[0].reason
+    assert verdicts[0].role == "primary"  # the rules' own best is kept, second
+
+    clear = [_verdict("a", "primary", 0.90), _verdict("b", "supporting", 0.70)]
+    keep_lexical_best_when_unsure(clear, cands)
+    assert clear[1].role == "supporting" and "unsure" not in clear[0].reason
