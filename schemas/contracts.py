@@ -98,6 +98,12 @@ class ParsedQuestion(BaseModel):
     decomposition: Decomposition
     intent: str
     parser: str
+    # The question apart from its framing (tasks.questions.framing): what it asks of the documents, the role-play,
+    # instructions and answer-format text addressed to the reader, and the terms it defines (term -> definition).
+    # Defaults keep rows stored before the split loadable; readers re-derive the split from ``text`` when empty.
+    ask: str = ""
+    framing: list[str] = Field(default_factory=list)
+    definitions: dict[str, str] = Field(default_factory=dict)
 
 
 class DetectorHit(BaseModel):

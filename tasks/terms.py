@@ -82,32 +82,108 @@ def content_tokens(text: str) -> list[str]:
 
 
 def near_token(token: str, vocabulary: set[str]) -> bool:
-    """``token`` matches a word of ``vocabulary`` up to a typo or a variant spelling: one edit for words of five
-    letters or more, two from ten ('Germen'/'german', 'Companay'/'company'), or a word starting with it
-    ('program'/'programme', '500'/'500mhz')."""
+    """``token`` matches a word of ``vocabulary`` up to a typo or a variant spelling (see :func:`nearest`)."""
+    return nearest(token, vocabulary) is not None
+
+
+def nearest(token: str, vocabulary: set[str] | frozenset[str]) -> str | None:
+    """The word of ``vocabulary`` that ``token`` matches up to a typo or a variant spelling: one edit (a swap of
+    two neighbouring letters counts one) for words of five letters or more, two from ten ('Germen'/'german',
+    'Companay'/'company', 'Microsfot'/'microsoft'), a doubled letter written once or twice ('Aple'/'apple',
+    'Intell'/'intel'), a word starting with it ('program'/'programme', '500'/'500mhz'), or a word run together
+    with a period notation ('Q3revenue', see :func:`split_run`); None when there is none."""
     if token.isdigit():
-        return any(v.startswith(token) and v[len(token) :].isalpha() for v in vocabulary)
-    if len(token) < 5:
-        return False
+        return next((v for v in vocabulary if v.startswith(token) and v[len(token) :].isalpha()), None)
+    if len(token) < 3:
+        return None
+    squeezed = _squeeze(token)
+    if len(token) < 5:  # stems of short names ('aple' -> 'apl'): a doubled letter only, in a longer word
+        return next((v for v in vocabulary if len(v) > len(token) and v[:1] == token[:1]
+                     and _squeeze(v) == squeezed), None)
     limit = 2 if len(token) >= 10 else 1
     for v in vocabulary:
         if v.startswith(token) and len(v) - len(token) <= 3:
-            return True
+            return v
         if abs(len(v) - len(token)) <= limit and v[:1] == token[:1] and _edits(token, v, limit) <= limit:
-            return True
-    return False
+            return v
+        if v[:1] == token[:1] and len(v) >= 4 and _squeeze(v) == squeezed:
+            return v
+    return split_run(token, vocabulary)
+
+
+def split_run(token: str, vocabulary: set[str] | frozenset[str]) -> str | None:
+    """The word of a period notation run together with it ('q3revenue' -> 'q3' + 'revenue'), when ``vocabulary``
+    has it (two words run together are the document's adjacent words: :class:`Vocabulary`)."""
+    if not token.isalnum() or len(token) < 5:
+        return None
+    for i in range(2, len(token) - 2):
+        head, tail = token[:i], token[i:]
+        for notation, word in ((head, tail), (tail, head)):
+            if is_period_notation(notation):
+                found = next((w for w in (word, stem(word)) if w in vocabulary), None)
+                if found:
+                    return found
+    return None
+
+
+def _squeeze(word: str) -> str:
+    """``word`` with runs of one letter written once ('apple' -> 'aple')."""
+    return re.sub(r"(.)\1+", r"\1", word)
 
 
 def carries(term: str, vocabulary: set[str] | frozenset[str]) -> bool:
     """Every word of a distinctive term is in ``vocabulary`` ('English-to-German' across a line break counts),
-    allowing for a misspelling in the question or the document (see :func:`near_token`)."""
+    allowing for a misspelling in the question or the document (see :func:`near_token`); with a document's
+    :class:`Vocabulary`, also two of its adjacent words run together in the question ('netsales') and an acronym
+    whose expansion the document spells out ('PP&E': 'property, plant and equipment')."""
+    joined = vocabulary.joined() if isinstance(vocabulary, Vocabulary) else frozenset()
+    if is_acronym(term):
+        letters = re.sub(r"[^a-z]", "", term.lower())
+        if letters in vocabulary or (isinstance(vocabulary, Vocabulary) and vocabulary.expands(letters)):
+            return True
     term_toks = content_tokens(term) or tokens(term)
-    return bool(term_toks) and all(t in vocabulary or near_token(t, vocabulary) for t in term_toks)
+    return bool(term_toks) and all(t in vocabulary or t in joined or near_token(t, vocabulary) for t in term_toks)
 
 
-def vocabulary(texts) -> frozenset[str]:
+class Vocabulary(frozenset):
+    """A document's tokens (a frozenset of them), and on demand two views :func:`carries` reads: adjacent tokens
+    written as one ('net sales' -> 'netsal', as the question's 'netsales' stems) and the initials of runs of
+    tokens ('property, plant and equipment' -> 'ppe'), built on first use from the lines' tokens."""
+
+    _lines: tuple[tuple[str, ...], ...]
+
+    def __new__(cls, lines):
+        lines = tuple(tuple(ts) for ts in lines)
+        self = super().__new__(cls, (t for ts in lines for t in ts))
+        self._lines = lines
+        return self
+
+    def __reduce__(self):  # frozenset's own would rebuild it from its tokens, not from its lines
+        return Vocabulary, (self._lines,)
+
+    def joined(self) -> frozenset[str]:
+        found = self.__dict__.get("_joined")
+        if found is None:
+            found = self.__dict__["_joined"] = frozenset(
+                a + b for ts in self._lines for a, b in zip(ts, ts[1:]) if a.isalpha() and b.isalpha())
+        return found
+
+    def expands(self, letters: str) -> bool:
+        """Some run of the document's words has these initials; a letter that stands for a function word ('o' of
+        'of', 'a' of 'and') may be missing from the run ('COGS': 'cost of goods sold' -> c, g, s)."""
+        found = self.__dict__.get("_initials")
+        if found is None:
+            found = self.__dict__["_initials"] = frozenset(
+                "".join(w[0] for w in ts[i : i + n]) for ts in self._lines for n in range(2, 7)
+                for i in range(len(ts) - n + 1) if all(w[0].isalpha() for w in ts[i : i + n]))
+        if letters in found:
+            return True
+        return any(letters[:i] + letters[i + 1 :] in found for i in range(1, len(letters) - 1) if letters[i] in "oa")
+
+
+def vocabulary(texts) -> Vocabulary:
     """Every token of ``texts`` (a document's lines and titles), as :func:`carries` reads them."""
-    return frozenset(t for text in texts for t in tokens(text))
+    return Vocabulary(tokens(text) for text in texts)
 
 
 def absent_terms(terms: list[str], vocabularies) -> list[str]:
@@ -119,13 +195,76 @@ def absent_terms(terms: list[str], vocabularies) -> list[str]:
 
 
 def _edits(a: str, b: str, limit: int) -> int:
-    """Levenshtein distance, stopped early once it exceeds ``limit``."""
+    """Edit distance (insertions, deletions, substitutions, and swaps of two neighbouring letters), stopped early
+    once it exceeds ``limit``."""
+    prev2: list[int] = []
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, start=1):
         cur = [i]
         for j, cb in enumerate(b, start=1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+            d = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                d = min(d, prev2[j - 2] + 1)
+            cur.append(d)
         if min(cur) > limit:
             return limit + 1
-        prev = cur
+        prev2, prev = prev, cur
     return prev[-1]
+
+
+# -- notations -----------------------------------------------------------------------------------------------------
+# Ways of writing a period, a currency, a scale or a unit. A question and a document spell them their own way
+# ('FY2023Q1', 'Q22023', '3Q22', 'H1', '9M', 'YTD' where a filing writes 'three months ended ...', 'fiscal 2023',
+# 'six months'; 'USD mn', '$M' where it writes '$' and '(in millions)'), so a notation missing from a document says
+# nothing about whether the document holds the answer. A period mark, optionally with years on either side:
+_PERIOD_MARK = r"(?:fy|cy|ytd|qtd|mtd|ttm|ltm|yoy|qoq|hoh|mom|q[1-4]|[1-4]q|h[12]|[12]h|(?:[1-9]|1[0-2])m)"
+_YEAR_PART = r"(?:(?:19|20)\d\d|(?!00)\d\d)"  # '00' would read 'H100' (a product code) as H1 + 00
+_PERIOD = re.compile(rf"'?(?:{_YEAR_PART}'?)?(?:{_PERIOD_MARK}'?{_YEAR_PART}?)+", re.I)
+# the words that spell a period out ('first nine months of fiscal 2022', 'trailing twelve months')
+_PERIOD_WORDS = frozenset("""fiscal year years yr quarter quarters quarterly half halves month months annual annually
+    ended ending end period periods first second third fourth three six nine twelve trailing date todate prior
+    current full calendar interim""".split())
+# ISO 4217 codes of the currencies most documents quote, the symbols, and the scale and unit words of an amount
+CURRENCY_CODES = frozenset("""usd eur gbp jpy cny rmb chf cad aud nzd inr hkd sgd krw sek nok dkk brl mxn zar rub try
+    pln czk huf ils aed sar twd thb idr myr php""".split())
+_CURRENCY_SYMBOLS = frozenset("$€£¥₹₩")
+SCALE_WORDS = frozenset("""thousand thousands million millions billion billions trillion trillions mn mm mln m bn bln
+    b k tn dollars dollar cents euros pounds yen percent pct percentage bps bp basis points""".split())
+
+
+def is_period_notation(word: str) -> bool:
+    """A period written as a code: 'FY2018', 'FY23', 'Q2', 'H1', 'FY2023Q1', 'Q22023', '3Q22', '1H23', 'YTD', '9M'."""
+    return bool(word) and not word.isdigit() and bool(_PERIOD.fullmatch(word))
+
+
+def is_notation(term: str) -> bool:
+    """A term that only says when, in what currency or at what scale: every word is a period code, a period word,
+    a year, a currency code or symbol, or a scale or unit word ('Q3 FY2023', 'USD mn', '$M', 'FY22 YTD'), and at
+    least one is a code or a unit word. Words alone ('annual', 'first nine months') and years stay terms: documents
+    print them as they are."""
+    words = [w for w in re.split(r"[\s,()/-]+|(?<=[$€£¥₹₩])(?=\w)", unicodedata.normalize("NFKC", term).lower()) if w]
+    if not words:
+        return False
+    codes = 0
+    for w in words:
+        w = w.strip(".'’%")
+        if not w:
+            continue
+        if is_period_notation(w) or w in CURRENCY_CODES or w in SCALE_WORDS or all(c in _CURRENCY_SYMBOLS for c in w) \
+                or (w[:1] in _CURRENCY_SYMBOLS and w[1:] in SCALE_WORDS) or w in ("us$", "usd$"):
+            codes += 1
+        elif w not in _PERIOD_WORDS and not re.fullmatch(r"(?:19|20)\d\d", w):
+            return False
+    return codes > 0
+
+
+_ACRONYM = re.compile(r"[A-Z](?:[A-Z&./]*[A-Z])?%?")
+
+
+def is_acronym(term: str) -> bool:
+    """An all-capitals token of two to six letters ('COGS', 'PP&E', 'SG&A', 'EBITDA', 'GM%'): when a document
+    lacks it, it may well spell it out ('cost of sales', 'property, plant and equipment') or compute it, so its
+    absence is no evidence that the subject is missing."""
+    term = term.strip()
+    letters = sum(c.isalpha() for c in term)
+    return bool(_ACRONYM.fullmatch(term)) and 2 <= letters <= 6

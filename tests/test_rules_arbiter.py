@@ -117,7 +117,7 @@ def test_question_year_absent_from_every_candidate_is_not_found(attention):
     out14 = arbitrate(q14, cands)
     assert not out14.not_found
     _, v = by_line(cands, out14, attention, "Our model achieves 28.4 BLEU on the WMT 2014 English-")
-    assert v.role == "primary" and v.anchor_found and v.reason.endswith("with the amount 28.4")
+    assert v.role == "primary" and v.anchor_found and "with the amount 28.4" in v.reason
 
 
 def test_not_found_needs_the_term_absent_from_the_searched_documents(attention):

@@ -11,13 +11,20 @@ import unicodedata
 from dataclasses import dataclass
 
 # Term matching lives in tasks.terms (detection reads it too); the arbiter's modules use it as ``ev.tokens`` etc.
+from schemas.contracts import ParsedQuestion
+from tasks.questions.framing import FORMULA_WORDS, Framing, frame_question, is_role
+from tasks.questions.parser import asked_measure
 from tasks.terms import (  # noqa: F401
     SCAFFOLD,
     absent_terms,
     carries,
     content_tokens,
+    is_acronym,
+    is_notation,
     near_token,
+    nearest,
     normalise,
+    stem,
     tokenize,
     tokens,
     vocabulary,
@@ -176,27 +183,90 @@ def _is_code(word: str) -> bool:
 _SPECIFIC_NUMBER = re.compile(r"^\$?(?:(?:19|20)\d\d|\d{3,}|\d[\d,]*\.\d+|\d[\d,.]*%)$")
 
 
-def distinctive_terms(question_text: str, keywords: list[str]) -> list[str]:
+def expansion(letters: str, texts: list[list[str]]) -> tuple[str, ...] | None:
+    """The run of tokens whose initials spell ``letters`` most often in ``texts`` ('ppe' -> property, plant,
+    equipment), a letter standing for a function word ('o' of 'of', 'a' of 'and') allowed to be missing; None
+    when no run has them. Runs are of words of three letters or more, which an acronym abbreviates."""
+    wanted = {letters} | {letters[:i] + letters[i + 1 :] for i in range(1, len(letters) - 1) if letters[i] in "oa"}
+    counts: dict[tuple[str, ...], int] = {}
+    for ts in texts:
+        for n in {len(w) for w in wanted}:
+            for i in range(len(ts) - n + 1):
+                run = tuple(ts[i : i + n])
+                if "".join(w[0] for w in run) in wanted and all(len(w) >= 3 and w.isalpha() for w in run):
+                    counts[run] = counts.get(run, 0) + 1
+    return max(counts, key=lambda r: (counts[r], r)) if counts else None
+
+
+def question_framing(question: ParsedQuestion) -> Framing:
+    """The question's ask, framing and definitions: the parser's, or split from the text for a question stored
+    before the parser split it (the split is a function of the text, so both agree)."""
+    if question.ask:
+        return Framing(question.ask, list(question.framing), dict(question.definitions))
+    return frame_question(question.text)
+
+
+def question_terms(question: ParsedQuestion) -> list[str]:
+    """:func:`distinctive_terms` of the question's ask, without the terms it defines."""
+    framed = question_framing(question)
+    return distinctive_terms(question.text, question.keywords_primary, framed.ask, list(framed.definitions))
+
+
+def asked_keywords(question: ParsedQuestion, keywords: list[str]) -> list[str]:
+    """The ``keywords`` that the question's ask, its definitions or its instructions state (an instruction may
+    point to a source: 'relying on the cash flow statement'; a role given to the reader is no part of it),
+    without notation words ('Q3 FY2023', 'USD millions' dropped; 'FCF YTD' -> 'FCF') and without the wording of
+    a definition or an instruction itself ('defined', 'plus', 'relying')."""
+    framed = question_framing(question)
+    instructions = [s for s in framed.framing if not is_role(s)]
+    scope = " ".join([framed.ask, *dict.fromkeys(framed.definitions.values()), *instructions]).lower()
+    out = []
+    for kw in keywords:
+        words = [w for w in kw.split() if not is_notation(w) and w.lower() not in FORMULA_WORDS]
+        if words and not is_notation(kw) and _states(scope, kw):
+            out.append(" ".join(words))
+    return out
+
+
+def absence_terms(question: ParsedQuestion) -> list[str]:
+    """The question's terms whose absence from a document says the subject is missing: :func:`question_terms`
+    without an acronym naming the measure it asks for ('What was X's COGS ...', 'Compute X's DPO'), which is
+    computed from the document as often as printed in it. Any other acronym stays: a document that lacks it
+    and every spelling out of it (tasks.terms.carries) lacks the thing it names (a dataset, a programme)."""
+    measure = {w.strip("%") for w in asked_measure(question.text)}
+    return [t for t in question_terms(question) if not (is_acronym(t) and t.lower().strip("%") in measure)]
+
+
+def distinctive_terms(question_text: str, keywords: list[str], ask: str | None = None,
+                      defined: list[str] | None = None) -> list[str]:
     """The question's keywords that name something specific, which a passage answering it must carry.
 
-    Taken from the parser's keywords (answer-format instructions are already gone there): years, numbers of
-    three digits or more, decimals and percentages; codes mixing letters and digits; names (words capitalised
-    inside the question, or kept upper-case by the parser). References to the document's own structure
-    ('figure 3', 'page 14') are not terms: the PDF's text rarely repeats them next to the answer. Terms inside
-    a longer term are dropped ('4' inside 'GPT-4').
+    Taken from the parser's keywords (answer-format instructions are already gone there) that the question's
+    ``ask`` states (the whole text when not given: role-play, instructions and definitions are not the ask):
+    years, numbers of three digits or more, decimals and percentages; codes mixing letters and digits; names
+    (words capitalised inside the question, or kept upper-case by the parser). Not terms: references to the
+    document's own structure ('figure 3', 'page 14': the PDF's text rarely repeats them next to the answer);
+    notations of a period, currency or scale ('FY2023Q1', 'USD mn', '$M', 'YTD': documents write their own,
+    see :func:`tasks.terms.is_notation`), also as words of a longer term ('FCF YTD' -> 'FCF'); terms the
+    question ``defined`` (computed, not printed). Terms inside a longer term are dropped ('4' inside 'GPT-4').
     """
-    text = unicodedata.normalize("NFKC", question_text)
+    text = unicodedata.normalize("NFKC", ask if ask else question_text)
     letters = [c for c in text if c.isalpha()]
     shouting = bool(letters) and sum(c.isupper() for c in letters) > 0.6 * len(letters)
     asked = without_examples(text).lower()
+    defined_keys = {tuple(tokens(d)) for d in defined or []}
     terms: list[str] = []
     for kw in keywords:
-        words = kw.split()
-        if not words or words[0].lower() in _REF_WORDS:  # 'figure 3', 'table datasets': the layout, not the subject
+        words = [w for w in kw.split() if not is_notation(w)]
+        if not words or words[0].lower() in _REF_WORDS or is_notation(kw):
+            continue  # 'figure 3', 'table datasets': the layout, not the subject; 'Q3 FY2023', 'USD': a notation
+        if len(words) < len(kw.split()):
+            kw = " ".join(words)
+        if tuple(tokens(kw)) in defined_keys or not _states(asked, kw):
             continue
         if any(ch.isdigit() for ch in kw):
             # a number quoted only in an answer-format example ('e.g. ["3.0", "2.0"]') is not asked about
-            if len(words) == 1 and (_SPECIFIC_NUMBER.match(kw) or _is_code(kw)) and kw.lower() in asked:
+            if len(words) == 1 and (_SPECIFIC_NUMBER.match(kw) or _is_code(kw)):
                 terms.append(kw)
             continue
         if _PLACEHOLDER.match(kw):  # an answer format such as YYYY-MM-DD
@@ -215,6 +285,11 @@ def distinctive_terms(question_text: str, keywords: list[str]) -> list[str]:
             continue
         out.append(t)
     return out
+
+
+def _states(asked: str, term: str) -> bool:
+    """``term`` occurs in the (lower-cased) ask as whole words."""
+    return re.search(rf"(?<![\w&]){re.escape(term.lower())}(?![\w&])", asked) is not None
 
 
 _EXAMPLE = re.compile(

@@ -106,7 +106,7 @@ def _query(q: ParsedQuestion) -> _Query:
     prim_set = set(terms)
     secondary = [k for k in ev.parse_keywords(q.keywords_secondary) if not set(k.toks) <= prim_set]
     return _Query(primary=primary, secondary=secondary, terms=terms,
-                  distinct=ev.distinctive_terms(q.text, q.keywords_primary), q_tokens=frozenset(ev.tokens(q.text)),
+                  distinct=ev.question_terms(q), q_tokens=frozenset(ev.tokens(q.text)),
                   shape=q.answer_shape)
 
 

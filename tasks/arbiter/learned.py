@@ -93,7 +93,8 @@ def _by_question(rows: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, An
 
 
 def _question(r: Mapping[str, Any]) -> ParsedQuestion:
-    return ParsedQuestion.model_validate({k: r[k] for k in ParsedQuestion.model_fields})
+    # fields a warehouse row lacks (the ask/framing split, stored nowhere) keep their defaults
+    return ParsedQuestion.model_validate({k: r[k] for k in ParsedQuestion.model_fields if k in r})
 
 
 def _candidate(r: Mapping[str, Any]) -> CandidateBrief:

@@ -12,10 +12,13 @@ Each term is weighted by its rarity in the pool: a word every candidate carries 
 When no candidate meets the rules, the one carrying a question term that most detectors agree on is made primary
 (when none carries a term, the best-agreed one, at the floor of the primary band), and its reason says so; the
 page is the unit of evidence, so one page holds at most one primary. not_found is reserved for a pool that lacks
-a distinctive term of the question (a year, a number, a code, a name; numbers of an answer-format example aside)
-that the searched documents lack too (``absent_terms`` from detection; when not known, the pool alone decides)
+a distinctive term of the question's ask (a year, a number, a code, a name; not its framing, a term it defines, a
+period or currency notation, nor an acronym naming the measure asked for: evidence.absence_terms) that the searched
+documents lack too, in every spelling (``absent_terms`` from detection; when not known, the pool alone decides)
 (measured on the MMLongBench dev set: weak evidence, or even no term at all, did not tell unanswerable questions
-apart, missing names and years did; benchmarks/arbiter_dev.py).
+apart, missing names and years did; benchmarks/arbiter_dev.py; on analysts' questions a missing notation did not:
+benchmarks/guard_dev.py). When the rules cannot tell their best primary from the keyword detector's best candidate,
+the arbiter says it is unsure and keeps both, the detector's first (tasks.arbiter.pool.keep_lexical_best_when_unsure).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from schemas.contracts import (
     ParsedQuestion,
 )
 from tasks.arbiter import evidence as ev
+from tasks.arbiter.pool import fit_to_pool, keep_lexical_best_when_unsure
 from tasks.llm.base import LLMRequest, ProviderReply
 
 # Primary by co-occurrence: the terms in one window weigh at least PRIMARY_FLOOR of all the question's terms and
@@ -58,6 +62,7 @@ class Query:
     secondary: list[ev.Keyword]  # secondary keywords that add a term the primaries lack
     distinct: list[str]  # years, numbers, codes, names the answer must involve (evidence.distinctive_terms)
     q_tokens: frozenset[str]
+    acronyms: list[str] = field(default_factory=list)  # 'PP&E', 'COGS': read as the pool spells them out
     weights: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -83,6 +88,7 @@ class Evidence:
     rewrite: str | None = None
     ignored: list[str] = field(default_factory=list)  # sentences addressed to the model, not read as evidence
     needs_value: bool = True
+    page_coverage: float = 0.0  # rarity-weighted share of the terms over every candidate of the same page
 
     @property
     def anchor_found(self) -> bool:
@@ -120,8 +126,14 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
     stripped = [ev.strip_instructions(c.snippet.split("\n")) for c in candidates]
     # what each candidate carries: its section path, its lines, and the keywords a detector matched on its hit
     texts = [ev.tokens("\n".join([c.section, *ls, *c.matched_keywords])) for c, (ls, _) in zip(candidates, stripped)]
+    fit_to_pool(query, texts)
     query.weights = ev.rarity(query.terms, [set(t) for t in texts])
     found = [_evidence(query, c, ls, ignored) for c, (ls, ignored) in zip(candidates, stripped)]
+    pages: dict[tuple[str, int], set[str]] = {}
+    for c, t in zip(candidates, texts):
+        pages.setdefault((c.doc_id, c.page), set()).update(t)
+    for e in found:
+        e.page_coverage = _weighted(query, pages[(e.cand.doc_id, e.cand.page)])
     bars = (max([PRIMARY_FLOOR] + [PRIMARY_RELATIVE * e.window_coverage for e in found]),
             max([PRIMARY_FLOOR] + [PRIMARY_RELATIVE * e.coverage for e in found]))
     roles = [_role(query, e, bars) for e in found]
@@ -142,13 +154,17 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
                                   f"({_agreed(found[best].cand)})")
     _one_primary_per_page(query, found, roles)
     verdicts = [_verdict(query, e, role, reason) for e, (role, reason) in zip(found, roles)]
+    keep_lexical_best_when_unsure(verdicts, candidates)
     _mark_contradictions(query, verdicts, found)
     not_found, reason = _not_found(query, found, texts, absent_terms)
     return ArbiterOutput(verdicts=verdicts, not_found=not_found, not_found_reason=reason)
 
 
 def make_query(question: ParsedQuestion) -> Query:
-    primary = ev.parse_keywords(question.keywords_primary) or ev.parse_keywords(question.keywords_secondary)
+    # the ask's keywords (and those of the definitions it gives: the line items a computed answer reads), not the
+    # framing's ('assume', 'analyst', 'relying') nor notations no document prints as such ('Q3', 'FY2023', 'USD')
+    primary = ev.parse_keywords(ev.asked_keywords(question, question.keywords_primary)) \
+        or ev.parse_keywords(question.keywords_primary) or ev.parse_keywords(question.keywords_secondary)
     if not primary:  # a parse with no keywords at all: the question's own content words
         primary = ev.parse_keywords(ev.content_tokens(question.text))
     # terms: content words of the keywords, without one-letter fragments ('U.S.' -> 'u', 's'); the number of a
@@ -162,10 +178,11 @@ def make_query(question: ParsedQuestion) -> Query:
             for t in ev.tokens(word):
                 surface.setdefault(t, word.strip(".,;:'\"()"))
     secondary = [k for k in ev.parse_keywords(question.keywords_secondary) if not set(k.toks) <= set(terms)]
+    acronyms = list(dict.fromkeys(w for k in primary for w in k.text.split() if ev.is_acronym(w)))
     return Query(
         question=question, terms=terms, surface=surface, phrases=[k for k in primary if len(k.toks) > 1],
-        secondary=secondary, distinct=ev.distinctive_terms(question.text, question.keywords_primary),
-        q_tokens=frozenset(ev.tokens(question.text)),
+        secondary=secondary, distinct=ev.question_terms(question),
+        q_tokens=frozenset(ev.tokens(question.text)), acronyms=acronyms,
     )
 
 
@@ -234,7 +251,9 @@ def _table_rewrite(lines: list[str], i: int) -> str | None:
 
 # -- verdicts ------------------------------------------------------------------------------------------------------
 def _strength(query: Query, e: Evidence) -> float:
-    """Evidence strength in [0, 1]: title match, coverage, co-occurrence, phrases, value, distinct terms, agreement."""
+    """Evidence strength in [0, 1]: title match, coverage, co-occurrence, phrases, value, distinct terms, agreement,
+    and the coverage of the candidate's page (the page is the unit of evidence: a statement whose title, row labels
+    and header are three candidates carries the question as one page)."""
     title = _weighted(query, set(e.title_terms))
     phrases = len(e.phrases) / len(query.phrases) if query.phrases else e.window_coverage
     return min(1.0, (
@@ -245,6 +264,7 @@ def _strength(query: Query, e: Evidence) -> float:
         + 0.10 * (1.0 if e.values else 0.0)
         + 0.10 * e.distinct
         + 0.07 * (len(set(e.cand.methods)) - 1) / 2
+        + 0.20 * e.page_coverage
     ))
 
 
@@ -372,7 +392,8 @@ def _not_found(query: Query, found: list[Evidence], texts: list[list[str]],
     if not found:
         return True, "no candidate was proposed"
     sets = [set(t) for t in texts]
-    missing = [t for t in query.distinct if not any(ev.carries(t, s) for s in sets)]
+    telling = set(ev.absence_terms(query.question))
+    missing = [t for t in query.distinct if t in telling and not any(ev.carries(t, s) for s in sets)]
     if absent_terms is None:  # not known (a pool stored before detection computed it): the pool alone decides
         if missing:
             verb = "appears" if len(missing) == 1 else "appear"

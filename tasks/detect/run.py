@@ -58,11 +58,12 @@ def _embedding_plan_input(corpus: CorpusCache, vectors, embedder, doc_ids: list[
 
 
 def absent_terms(question: ParsedQuestion, doc_ids: list[str] | None, corpus: CorpusCache) -> list[str]:
-    """The question's distinctive terms (a year, a number, a code, a name: evidence.distinctive_terms) that occur
-    in none of the searched documents' lines or titles (``doc_ids`` None = the whole corpus), matched as the rules
-    arbiter matches them on a candidate. The arbiter reads it: a term missing from the pool but present in the
+    """The distinctive terms of the question's ask (a year, a number, a code, a name: evidence.question_terms;
+    not its framing, the terms it defines, notations of a period or currency, nor an acronym naming the measure
+    asked for: evidence.absence_terms) that occur in none of the searched documents' lines or titles (``doc_ids`` None = the whole corpus),
+    matched as the rules arbiter matches them on a candidate (up to a typo, a doubled letter, words run together). The arbiter reads it: a term missing from the pool but present in the
     document means retrieval missed the passage, not that the answer is absent."""
-    terms = ev.distinctive_terms(question.text, question.keywords_primary)
+    terms = ev.absence_terms(question)
     if not terms:
         return []
     return ev.absent_terms(terms, (d.vocabulary() for d in corpus.docs(corpus.doc_ids(doc_ids))))

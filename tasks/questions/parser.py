@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from schemas.contracts import ParsedQuestion
+from tasks.questions.framing import frame_question, sentences
 
 PARSER_NAME = "rules-v1"
 INTENTS = ("lookup_amount", "count", "lookup_date", "yes_no", "lookup_entity", "enumerate", "compare", "relate",
@@ -138,7 +139,6 @@ _ALTERNATIVE = re.compile(r"\b(higher|lower|more|less|better|worse|larger|smalle
 _LOCATE = re.compile(r"\b(which|what) (page|pages|section|sections|chapter|chapters|slide|slides|appendix|paragraph)\b"
                      r"|\bon which page\b|\bwhere (in|on) (the|this)\b|\bpages? (on|in) which\b")
 _SUMMARY = re.compile(r"^\W*(summari[sz]e|outline|describe|overview|give an overview)\b")
-_ABBREV = re.compile(r"\b(?:mr|mrs|ms|dr|no|vs|fig|inc|co|ltd|st|jr|sr|approx|e\.g|i\.e|u\.s|[a-z])\.$", re.I)
 _QUOTE = re.compile(r"\"([^\"]{1,80})\"|(?<![\w])'([^'\"]{1,80}?)'(?![\w])")
 _TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?(?:-[A-Za-z0-9]+)*|[A-Za-z](?:[A-Za-z0-9&]|[.\-/](?=[A-Za-z0-9]))*\.?"
                     r"|[,;:?!()\"]")
@@ -166,20 +166,7 @@ def _normalise(text: str) -> str:
 
 
 def _sentences(text: str) -> list[str]:
-    out, start = [], 0
-    for m in re.finditer(r"[.?!](?=\s+\S)", text):
-        if m.group() == "." and _ABBREV.search(text[start : m.end()]):
-            continue
-        out.append(text[start : m.end()].strip())
-        start = m.end()
-    out.append(text[start:].strip())
-    merged: list[str] = []
-    for s in out:
-        if merged and not re.search(r"[A-Za-z0-9]", s):
-            merged[-1] = f"{merged[-1]} {s}"  # a stray '?' after 'survey.' belongs to the sentence before
-        elif s:
-            merged.append(s)
-    return merged
+    return sentences(text)
 
 
 def _question_core(text: str) -> str:
@@ -444,6 +431,19 @@ def _np_after(clause: str, opener: str) -> list[str]:
     return words[:5]
 
 
+def asked_measure(text: str) -> list[str]:
+    """Words (lower case) of the noun phrase a question asks for, the measure it wants ('What was Apple's net PP&E
+    at ...' -> ['net', 'pp&e']; 'Compute Apple's DPO for ...' -> ['dpo']); empty when the question does not ask
+    for a thing by name (yes/no, why, how questions)."""
+    clause, opener = _main_clause(_question_core(_normalise(frame_question(text).ask)))
+    if opener in ("what", "which"):
+        return _np_after(clause, opener)
+    if opener in ("compute", "calculate", "determine", "give", "provide", "state", "find"):
+        return _np_after(clause, opener)
+    m = re.match(r"^how (?:much|many)\s+(?:(?:the|a|an)\s+)?([\w%&-]+(?:\s+[\w%&-]+){0,2})", clause)
+    return [w for w in m.group(1).split() if w not in AUX and w not in STOPWORDS] if m else []
+
+
 def _asks_plural(clause: str, opener: str, np: list[str]) -> bool:
     """Whether a what/which question asks for several things ('what are the ...', 'which X do ...')."""
     if opener == "what":
@@ -542,6 +542,7 @@ def parse_question(question_id: str, text: str) -> ParsedQuestion:
     if not text or not text.strip():
         raise ValueError(f"question {question_id!r} has empty text; give it a question or drop the line")
     kw = _extract(text)
+    framed = frame_question(text)
     shape = answer_shape(text)
     decomp = decomposition(text, shape)
     return ParsedQuestion(
@@ -553,4 +554,7 @@ def parse_question(question_id: str, text: str) -> ParsedQuestion:
         decomposition=decomp,
         intent=intent(text, shape, decomp),
         parser=PARSER_NAME,
+        ask=framed.ask,
+        framing=framed.framing,
+        definitions=framed.definitions,
     )
