@@ -20,8 +20,8 @@ and prints questions/s against the ideal (in-flight slots / (calls a question x 
 
     python benchmarks/throughput.py --fake-llm 0.2 --in-flight 32 --questions 256
 
-The home: ``--home``, else ``/work/bench/home`` when ``/work/bench/home.READY`` exists (the MiniLM home), else a
-hash-embedder home ingested into a temp folder. It is copied first: the benchmark never writes the source.
+The home: ``--home`` (an ingested home, e.g. the one ``benchmarks/arbiter_dev.py`` builds), else a hash-embedder
+home ingested into a temp folder. It is copied first: the benchmark never writes the source.
 """
 
 from __future__ import annotations
@@ -64,7 +64,6 @@ from warehouse.questions import load_questions  # noqa: E402
 from warehouse.runs import finish_run, start_run  # noqa: E402
 from warehouse.vectors import VectorStore  # noqa: E402
 
-BENCH_HOME = Path("/work/bench/home")
 STAGES = ("detect", "arbitrate", "generate", "write")
 # the statements (``transaction`` is only a block around some of them)
 WH_METHODS = ("execute", "query", "query_df", "insert_df", "insert_rows")
@@ -191,12 +190,10 @@ def pure_work(wh: Warehouse, run_id: str, settings, regime: str, profile: str) -
 def source_home(args, tmp: Path) -> tuple[Path, str]:
     if args.home:
         return Path(args.home), os.environ.get("ARBITER_EMBEDDER__KIND", "minilm")
-    if Path(str(BENCH_HOME) + ".READY").exists():
-        return BENCH_HOME, "minilm"
     home = tmp / "hash-home"
     os.environ["ARBITER_EMBEDDER__KIND"] = "hash"
     settings = get_settings(home)
-    print(f"no ready bench home: ingesting the dev PDFs into {home} with the hash embedder", file=sys.stderr)
+    print(f"no --home: ingesting the dev PDFs into {home} with the hash embedder", file=sys.stderr)
     with Warehouse(settings.duckdb_path) as wh:
         run_id = start_run(wh, "ingest", {"paths": [str(args.data / "mmlongbench" / "pdfs")]})
         s = ingest_into(wh, run_id, [args.data / "mmlongbench" / "pdfs"], settings, log=lambda m: None)
