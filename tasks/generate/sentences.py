@@ -127,6 +127,12 @@ def _is_unit_line(text: str) -> bool:
     return bool(_ROW_END.search(text)) and len(text.split()) <= 10 and not re.search(r"[.;:]\s", text)
 
 
+def _is_title_line(text: str, next_text: str) -> bool:
+    """A short line with no sentence end, followed by a line that starts a sentence: a heading or a label."""
+    return (len(text.split()) <= 5 and not re.search(r"[.,;:!?]\s*$", text) and not text.strip().islower()
+            and bool(re.match(r"^\s*[A-Z]", next_text)))
+
+
 def sentences(rows: list[PLine]) -> list[Sentence]:
     """The passage's lines joined and cut at sentence ends; a heading or list item starts a new unit."""
     out: list[Sentence] = []
@@ -152,11 +158,13 @@ def sentences(rows: list[PLine]) -> list[Sentence]:
         cur_offsets.append(len(buf) + (1 if buf else 0))
         buf = (buf + " " + piece.strip()) if buf else piece.strip()
 
-    for ln in rows:
+    for k, ln in enumerate(rows):
         text = ln.text
         if not text.strip():
             continue
-        if _is_unit_line(text) or (cur_lines and _is_unit_line(cur_lines[-1].text)):
+        nxt = rows[k + 1].text if k + 1 < len(rows) else ""
+        if (_is_unit_line(text) or _is_title_line(text, nxt)
+                or (cur_lines and (_is_unit_line(cur_lines[-1].text) or _is_title_line(cur_lines[-1].text, text)))):
             flush()
         start = 0
         for m in _ends(text):
