@@ -17,8 +17,11 @@ from typing import Any
 
 from tasks.generate import values as V
 from tasks.generate.asked import TIME_UNITS, Asked
-from tasks.generate.sentences import PLine, Sentence, Terms, matched, sentences, stem, stems
+from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, Sentence, Terms, matched, sentences, stem, stems
 
+_EXCLUDED_RE = re.compile(r"(?i)\b(?:without|other than|except(?: for)?|excluding|apart from|besides)\s+"
+                          r"((?:(?!and\b|or\b|but\b)[\w'-]+\s*){1,3})")
+_HEADING_TEXT = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|ARTICLE|Article|PART|Part|SECTION|Section|Item)\s")
 MAX_CELL_WORDS = 2  # words besides the value on a line that still reads as a bare value cell
 _REFERENCE_SECTION = re.compile(r"(?:^|> )(?:index|contents|table of contents)\b")
 _DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")
@@ -62,7 +65,12 @@ class Reader:
                    "there", "allow", "allowed", "permit", "permitted"}
         if asked.cls == "date":
             generic |= {"date", "year", "day", "time"}
-        self.terms = Terms(question, {stem(w) for w in generic})
+        # "without cause", "other than unpaid premium": the excluded terms do not count for a sentence, they count
+        # against it
+        excluded = _EXCLUDED_RE.search(self.q_text)
+        self.excluded = [stem(w) for w in TOKEN_RE.findall(excluded.group(1).lower()) if w not in STOPWORDS] \
+            if excluded else []
+        self.terms = Terms(question, {stem(w) for w in generic} | set(self.excluded))
         self.q_stems = stems(self.q_text)
         self.q_numbers = {v.number for v in V.find_amounts(self.q_text) if v.number is not None}
         self.q_dates = {d.text.lower() for d in V.find_dates(self.q_text)}
@@ -93,13 +101,21 @@ class Reader:
 
     def coverage(self, s: Sentence) -> tuple[float, int]:
         """The sentence's coverage of the question's terms; the section title and the sentences just before and
-        after it count as context (half)."""
+        after it count as context (half). A sentence that names a term the question excludes covers nothing; one
+        whose heading or neighbour names it loses a third of its share."""
         ss = self.sents[s.pidx]
         k = next(i for i, x in enumerate(ss) if x is s)
         context = set(self.titles[s.pidx])
         for x in ss[max(0, k - 1): k + 2]:
+            if x is ss[min(k + 1, len(ss) - 1)] and x is not s and is_heading(x.text):
+                continue  # the next section's heading is not this sentence's context
             context |= x.stems
-        return self.terms.coverage(s.stems, context)
+        if self.excluded and matched(self.excluded, s.stems):
+            return 0.0, 0
+        cov, n = self.terms.coverage(s.stems, context)
+        if self.excluded and matched(self.excluded, context):
+            cov *= 2 / 3
+        return cov, n
 
     def cell_coverage(self, ln: PLine) -> tuple[float, int]:
         """A bare value cell (the value alone on its line) takes the words of the line above (its label)."""
@@ -125,6 +141,10 @@ class Reader:
         """Question terms that no passage line carries."""
         pool = set().union(*(ln.stems for rows in self.by_passage for ln in rows), *self.titles)
         return [w for w in self.terms.words if not matched([w], pool)]
+
+
+def is_heading(text: str) -> bool:
+    return bool(_HEADING_TEXT.match(text)) and len(text.split()) <= 8
 
 
 def _is_time_unit(unit: str) -> bool:
