@@ -92,6 +92,15 @@ def _unit_of(text: str) -> str:
     return next((w for w in words if w.rstrip("s") in TIME_UNITS), words[-1] if words else "")
 
 
+_PART_SPLIT_RE = re.compile(r",?\s+and\s+(?=(?:how|what|which|who|when|where)\b)|;\s*", re.I)
+
+
+def question_parts(text: str) -> list[str]:
+    """The asks of a multi-part question ("How long is the initial term, and how long is each renewal?")."""
+    parts = [p.strip(" ?,") for p in _PART_SPLIT_RE.split(text.strip()) if p and p.strip(" ?,")]
+    return parts if len(parts) >= 2 else [text]
+
+
 def asked_class(question: dict[str, Any]) -> Asked:
     """The asked class of a generation payload's question (``text``, ``answer_shape``, ``decomposition``)."""
     text = question.get("text") or ""

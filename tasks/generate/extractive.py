@@ -17,7 +17,7 @@ from typing import Any
 
 from schemas.contracts import AnswerWithEvidence, EvidenceSpan
 from tasks.generate import values as V
-from tasks.generate.asked import Asked, asked_class
+from tasks.generate.asked import Asked, asked_class, question_parts
 from tasks.generate.normalise import normalise_value
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
@@ -245,10 +245,44 @@ def _near(r: Reader) -> str:
     return "'" + " ".join(words) + "'" if words else "the question's terms"
 
 
+def _part_question(question: dict[str, Any], part: str, first: str) -> dict[str, Any]:
+    """One ask of a multi-part question as a question of its own; an ask that names too little of its subject
+    ("how much is it?") borrows the first part's words."""
+    words = [w for w in TOKEN_RE.findall(part.lower()) if w not in STOPWORDS]
+    if len(words) < 2:
+        words += [w for w in TOKEN_RE.findall(first.lower()) if w not in STOPWORDS]
+    return {**question, "text": part + "?", "keywords_primary": words, "keywords_secondary": [],
+            "decomposition": "single"}
+
+
+def answer_parts(question: dict[str, Any], passages: list[dict[str, Any]]) -> AnswerWithEvidence | None:
+    """A multi-part question whose parts each ask a number or a date: each part answered on its own, the values
+    joined with '; '; complete when every part is found. None when the parts are not all typed values."""
+    parts = question_parts(question.get("text") or "")
+    if len(parts) < 2:
+        return None
+    subs = [_part_question(question, part, parts[0]) for part in parts]
+    if not all(asked_class(sq).numeric or asked_class(sq).cls == "date" for sq in subs):
+        return None
+    answers = [extract_answer(sq) for sq in ({"question": sq, "passages": passages} for sq in subs)]
+    found = [a for a in answers if a.answer_found]
+    if not found:
+        return None
+    evidence = [e for a in found for e in a.evidence]
+    caveats = [f"part {i + 1} ({p!r}): {'; '.join(a.caveats) or a.value}" for i, (p, a) in enumerate(zip(parts, answers))
+               if not a.answer_found or a.caveats]
+    return AnswerWithEvidence(value="; ".join(a.value or "" for a in found), evidence=evidence, answer_found=True,
+                              complete_answer_found=len(found) == len(answers) and all(
+                                  a.complete_answer_found for a in answers),
+                              confidence=round(min(a.confidence for a in found), 2), caveats=caveats)
+
+
 def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     """Answer one generation payload (see ``prompts.build_generation_request``) by extraction."""
     question, passages = payload["question"], payload.get("passages") or []
     asked: Asked = asked_class(question)
+    if asked.multi_part and asked.cls != "list" and (parts := answer_parts(question, passages)) is not None:
+        return parts
     r = Reader(question, passages, asked)
     single = len(passages) == 1
     caveats: list[str] = []
