@@ -248,8 +248,8 @@ def _near(r: Reader) -> str:
 def _part_question(question: dict[str, Any], part: str, first: str) -> dict[str, Any]:
     """One ask of a multi-part question as a question of its own; an ask that names too little of its subject
     ("how much is it?") borrows the first part's words."""
-    words = [w for w in TOKEN_RE.findall(part.lower()) if w not in STOPWORDS]
-    if len(words) < 2:
+    words = [w for w in TOKEN_RE.findall(part.lower()) if w not in STOPWORDS and w not in ("long", "it", "its")]
+    if not words:
         words += [w for w in TOKEN_RE.findall(first.lower()) if w not in STOPWORDS]
     return {**question, "text": part + "?", "keywords_primary": words, "keywords_secondary": [],
             "decomposition": "single"}
@@ -265,6 +265,12 @@ def answer_parts(question: dict[str, Any], passages: list[dict[str, Any]]) -> An
     if not all(asked_class(sq).numeric or asked_class(sq).cls == "date" for sq in subs):
         return None
     answers = [extract_answer(sq) for sq in ({"question": sq, "passages": passages} for sq in subs)]
+    seen: set[str | None] = set()
+    for i, a in enumerate(answers):  # the same value for two asks answers one of them at most
+        key = normalise_value(a.value)
+        if a.answer_found and key in seen:
+            answers[i] = a.model_copy(update={"answer_found": False, "complete_answer_found": False})
+        seen.add(key)
     found = [a for a in answers if a.answer_found]
     if not found:
         return None
