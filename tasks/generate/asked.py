@@ -53,7 +53,7 @@ _LIST_RE = re.compile(r"\b(?:list|name) (?:all|the|every|each)\b|\bwhat are (?:a
                       # "which public holidays does ...", "which causes of loss are ...": a plural noun asked for
                       r"^\s*(?:which|what)\s+(?:(?!of\b)[a-z-]+\s+){0,2}?[a-z-]+[^su\W]s(?:\s+of\s+[a-z]+)?\s+"
                       r"(?:are|were|do|does|did|have|has|can|will|should|must)\b", re.I)
-_ASKED_UNIT_RE = re.compile(r"\bhow many ((?:[a-z-]+\s?){1,3})", re.I)
+_ASKED_UNIT_RE = re.compile(r"\bhow many ((?:[a-z-]+\s?){1,4})", re.I)
 
 
 @dataclass(frozen=True)
@@ -80,13 +80,17 @@ class Asked:
 
 
 def _unit_of(text: str) -> str:
-    """The noun a "how many" question counts ("days" in "how many vacation days"), a time unit first."""
+    """The noun a "how many" question counts: "days" in "how many vacation days", "grams" in "how many grams of
+    coffee", "independents" in "how many were independents"; a time unit first."""
     m = _ASKED_UNIT_RE.search(text)
     if not m:
         return ""
-    words = []
-    for w in m.group(1).lower().split():
-        if re.fullmatch(_AUX, w):
+    words: list[str] = []
+    seq = m.group(1).lower().split()
+    for i, w in enumerate(seq):
+        if re.fullmatch(_AUX, w) or w in ("of", "in", "per", "for", "from", "on", "at"):
+            if not words and re.fullmatch(_AUX, w) and i + 1 < len(seq):
+                words = [seq[i + 1]]  # "how many were independents"
             break
         words.append(w)
     return next((w for w in words if w.rstrip("s") in TIME_UNITS), words[-1] if words else "")

@@ -152,7 +152,7 @@ def _is_time_unit(unit: str) -> bool:
     return bool(u) and u.rstrip("s") in TIME_UNITS
 
 
-def class_fit(asked: Asked, v: V.Value, after: str) -> float | None:
+def class_fit(asked: Asked, v: V.Value, after: str, cell: bool = False) -> float | None:
     """How well value ``v`` fits the asked class (higher is better); None: the wrong class, never the answer."""
     kind, unit = v.kind, v.unit.lower()
     cls = asked.cls
@@ -176,10 +176,13 @@ def class_fit(asked: Asked, v: V.Value, after: str) -> float | None:
             return None
         if kind == "number" and v.number is not None and v.number != int(v.number) and "." in v.text:
             return None  # a count is a whole number; "3.5" is a clause or a measure
+        if kind == "measure" and V.unit_named(unit, {asked.unit}):
+            return 0.9
         noun = stem(asked.unit) if asked.unit else ""
-        follows = noun and any(stem(w) == noun or stem(w).startswith(noun[:5]) for w in
-                               re.findall(r"[A-Za-z]+", after)[:3])
-        return 0.3 + (0.6 if follows or (kind == "measure" and V.unit_named(unit, {asked.unit})) else 0.0)
+        if noun and any(stem(w) == noun or (len(noun) >= 4 and stem(w).startswith(noun[:5]))
+                        for w in re.findall(r"[A-Za-z]+", after)[:3]):
+            return 0.9  # "25 people", "3 of the charts": the number counts what was asked
+        return 0.0 if cell else None  # a bare number counts the asked thing only as a table cell by its label
     if cls == "number":
         return {"percent": 0.1, "currency": 0.2, "measure": 0.1, "number": 0.2}.get(kind, 0.0)
     return None
@@ -219,15 +222,15 @@ def pick_numeric(r: Reader) -> list[Pick]:
             for v in V.find_amounts(ln.text):
                 if v.number is not None and v.number in r.q_numbers:
                     continue
-                fit = class_fit(r.asked, v, ln.text[v.end:])
+                rest = ln.text[: v.start] + " " + ln.text[v.end:]
+                n_words = len(re.findall(r"[A-Za-z]{2,}", rest))
+                fit = class_fit(r.asked, v, ln.text[v.end:], cell=n_words <= MAX_CELL_WORDS)
                 if fit is None:
                     continue
                 s = r.sentence_of(ln, v.start)
                 if s is None:
                     continue
                 cov, n = r.coverage(s)
-                rest = ln.text[: v.start] + " " + ln.text[v.end:]
-                n_words = len(re.findall(r"[A-Za-z]{2,}", rest))
                 if n_words == 0:
                     cov, n = max((cov, n), r.cell_coverage(ln))
                 if v.kind == "number" and r.asked.cls in ("money", "percentage") and n_words > 6:
