@@ -264,7 +264,8 @@ def test_answer_precision_and_coverage_from_hand_made_rows():
     # batch: answers q1 right, q2 wrong, abstains on q3 (answerable) and q4 (unanswerable: right)
     rows = [_answer_eval_row("q1", "batch", True, True, False), _answer_eval_row("q2", "batch", False, True, False),
             _answer_eval_row("q3", "batch", False, False, False), _answer_eval_row("q4", "batch", True, False, True)]
-    arbiter = {**_answer_eval_row("q1", "arbiter", False, False, False), "answer_correct": None, "hit_at_1": True}
+    arbiter = {**_answer_eval_row("q1", "arbiter", False, False, False), "answer_correct": None, "hit_at_1": True,
+               "hit_at_5": True, "reciprocal_rank": 1.0}
     s = summarise(rows + [arbiter])
     assert s["answer_accuracy"]["batch"] == 0.5
     assert s["answer_precision"]["batch"] == 0.5  # 1 right of 2 answered
