@@ -56,6 +56,33 @@ _LIST_RE = re.compile(r"\b(?:list|name) (?:all|the|every|each)\b|\bwhat are (?:a
 _ASKED_UNIT_RE = re.compile(r"\bhow many ((?:[a-z-]+\s?){1,4})", re.I)
 
 
+# What an extractive reader cannot state: a value computed from several (a difference, a sum, a ratio, an average)
+# or read off a picture (colours, counting drawn objects, positions in a figure). The text rarely prints it, and a
+# number found near the question's words is then someone else's number.
+_COMPUTED_RE = re.compile(
+    r"\b(?:differences?|gap|sum|summ?ed|combined|in total|total number|altogether|on average|average|mean|"
+    r"ratio|how much (?:higher|lower|more|less|greater|smaller|bigger)|how many (?:more|fewer|less|times)|"
+    r"(?:higher|lower|more|less|greater|smaller|larger|bigger) than|compared (?:to|with)|increase[sd]? by|"
+    r"decrease[sd]? by|grow(?:th)? (?:by|of)|change (?:in|from|between)|times (?:higher|larger|more)|"
+    r"percentage points?|multipl\w+|divided|subtract\w*|add(?:ing)? up)\b", re.I)
+_VISUAL_RE = re.compile(
+    r"\b(?:colou?rs?|colou?red|red|green|blue|yellow|orange|purple|grey|gray|black|white|pink|brown|"
+    r"logos?|icons?|pictures?|photos?|photographs?|images?|drawn|draw|shown in (?:the )?(?:figure|image|picture|"
+    r"chart|graph|map|diagram)|in (?:the )?(?:figure|image|picture|chart|graph|map|diagram|slide|screenshot)s?\b|"
+    r"(?:top|bottom|left|right)(?:[- ]most)? (?:of|corner|side)|demonstrated|illustrated|depicted|plotted|"
+    r"standing|wearing|bar|line chart|pie chart|legend|axis)\b", re.I)
+
+
+def reader_cannot_state(text: str) -> str | None:
+    """Why an extractive reader cannot answer ``text`` (a computed value, a reading of a picture), else None."""
+    ask = re.split(r"(?<=\?)\s+", text.strip())[-1] if text.count("?") >= 2 else text
+    if m := _VISUAL_RE.search(ask):
+        return f"the question asks what a figure or picture shows ({m.group(0)!r}); text extraction cannot read it"
+    if m := _COMPUTED_RE.search(ask):
+        return f"the question asks for a computed value ({m.group(0)!r}); the passages would have to state it"
+    return None
+
+
 @dataclass(frozen=True)
 class Asked:
     """The typed ask of one question: its class, the unit it names (``days`` in "how many days"), and whether

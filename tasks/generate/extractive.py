@@ -17,7 +17,7 @@ from typing import Any
 
 from schemas.contracts import AnswerWithEvidence, EvidenceSpan
 from tasks.generate import values as V
-from tasks.generate.asked import Asked, asked_class, question_parts
+from tasks.generate.asked import Asked, asked_class, question_parts, reader_cannot_state
 from tasks.generate.normalise import normalise_value
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
@@ -25,6 +25,7 @@ from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
 
 # Term evidence a value's sentence needs: found at FOUND_* (coverage share or matched words), complete at COMPLETE_*.
 FOUND_COVERAGE, FOUND_WORDS = 0.3, 3
+NAME_COVERAGE = 0.75  # a name or a list is an answer only from a sentence that carries most of the question
 COMPLETE_COVERAGE, COMPLETE_WORDS = 0.5, 4
 MAX_LIST_ITEMS = 20
 _HEADING_LINE = re.compile(r"^\s*(?:(?:ARTICLE|PART|SECTION|CHAPTER|Article|Part|Section|Chapter)\s+[IVXLC\d]+\b|"
@@ -92,8 +93,9 @@ def pick_entity(r: Reader) -> list[Pick]:
                     out.append(Pick(lv[1], [ln], 1.5 * cov + 0.5, cov, n, "label", 0.5))
                 for v in V.find_entities(ln.text, skip):
                     words = [w for w in re.findall(r"[\w'’.&-]+", v.text) if w.lower() not in STOPWORDS]
-                    if not words or all(stem(w) in skip for w in words):
-                        continue
+                    if not words or all(stem(w) in skip for w in words) or re.search(r"[.:,]\s", v.text) \
+                            or V.find_dates(v.text):
+                        continue  # question words only, a sentence break or a date: not a name
                     n_words = len(v.text.split())
                     pref = {"quoted": 0.3, "name": 0.2 + 0.1 * (2 <= n_words <= 4),
                             "identifier": 0.6 if _cue(r, "identifier") else -0.3,
@@ -110,19 +112,18 @@ def pick_entity(r: Reader) -> list[Pick]:
 
 
 def pick_text(r: Reader) -> list[Pick]:
-    """Free text: a label's value, else the sentence that covers the question best."""
+    """Free text: the value of a label the question names ("UNIT 14: Using Financial Information"), or an
+    acronym's expansion. A whole sentence is not an answer (it is shown as evidence when nothing is found)."""
     out = pick_acronym(r) if _cue(r, "expand") else []
     for ss in r.sents:
         for s in ss:
             cov, n = r.coverage(s)
             if not n:
                 continue
-            ln = s.lines[0]
-            lv = V.label_value(ln.text)
-            if lv and matched(r.terms.words, stems(lv[0])):
-                out.append(Pick(lv[1], [ln], 1.5 * cov + 0.3, cov, n, "label", 0.3))
-                continue
-            out.append(Pick(s.text, list(dict.fromkeys(s.lines)), 1.5 * cov - 0.03 * s.pidx, cov, n, "sentence", 0.0))
+            for ln in dict.fromkeys(s.lines):
+                lv = V.label_value(ln.text)
+                if lv and len(r.terms.hits(stems(lv[0]))) >= max(1, len(r.terms.words) // 2):
+                    out.append(Pick(lv[1], [ln], 1.5 * cov + 0.3, max(cov, COMPLETE_COVERAGE), max(n, 2), "label", 0.3))
     return out
 
 
@@ -289,13 +290,15 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     asked: Asked = asked_class(question)
     if asked.multi_part and asked.cls != "list" and (parts := answer_parts(question, passages)) is not None:
         return parts
+    if why := reader_cannot_state(question.get("text") or ""):
+        return abstain(Reader(question, passages, asked), why)
     r = Reader(question, passages, asked)
     single = len(passages) == 1
     caveats: list[str] = []
     shape = question.get("answer_shape", "text")
     if asked.cls == "list":
         items, lines, cov, strength = pick_list(r)
-        found = len(items) >= 1 and strength >= 1 and (cov >= FOUND_COVERAGE or strength >= FOUND_WORDS)
+        found = len(items) >= 2 and strength >= 2 and cov >= NAME_COVERAGE
         if not found:
             return abstain(r, f"no list of items stated near {_near(r)}")
         if single:
@@ -320,7 +323,7 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     elif asked.cls == "date":
         picks = pick_date(r)
     elif asked.cls == "entity":
-        picks = pick_entity(r)
+        picks = [p for p in pick_entity(r) if p.coverage >= NAME_COVERAGE or p.fit >= 0.5]
     else:
         picks = [p for p in pick_text(r) if p.coverage >= COMPLETE_COVERAGE and p.strength >= 2]
     best = _best(picks)

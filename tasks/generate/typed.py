@@ -62,7 +62,10 @@ class Reader:
         self.q_text = question.get("text") or ""
         self.q_low = self.q_text.lower()
         generic = {"long", "much", "many", "amount", "number", "percentage", "percent", "value", "total", "rate",
-                   "there", "allow", "allowed", "permit", "permitted"}
+                   "there", "allow", "allowed", "permit", "permitted",
+                   # answer-format instructions are framing, not the ask ("Directly answer 'yes' or 'no'")
+                   "yes", "no", "directly", "answer", "integer", "format", "please", "write", "return", "rounded",
+                   "round", "decimal", "float", "digits", "places", "represent", "exact"}
         if asked.cls == "date":
             generic |= {"date", "year", "day", "time"}
         # "without cause", "other than unpaid premium": the excluded terms do not count for a sentence, they count

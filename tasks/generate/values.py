@@ -88,7 +88,9 @@ _STARTERS = set(
     "their he she his her there here when where what which who how why if all each every some many most more "
     "see note figure fig table page source also however after before during while since until jan january feb "
     "february mar march apr april may jun june jul july aug august sep sept september oct october nov november "
-    "dec december monday tuesday wednesday thursday friday saturday sunday am pm".split())
+    "dec december monday tuesday wednesday thursday friday saturday sunday am pm moreover furthermore thus hence "
+    "therefore additionally finally first second third overall notably specifically similarly instead meanwhile "
+    "besides yet still today recently currently unlike although though because while whereas".split())
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL_RE = re.compile(r"(?:https?://|www\.)[^\s,;)]+")
 _ID_RE = re.compile(r"(?<![\w])\+?\(?\d[\d ()./-]{5,}\d(?![\w])")
