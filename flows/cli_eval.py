@@ -37,11 +37,24 @@ def format_summary(s: dict[str, Any]) -> str:
     nf = s["not_found"]
     lines.append(f"not found: precision {_pct(nf['precision'])}, recall {_pct(nf['recall'])} "
                  f"({nf['correct']}/{nf['predicted']} predicted, {nf['unanswerable']} unanswerable)")
-    lines.append(f"{'regime':<12}{'accuracy':>10}{'input tok':>12}{'output tok':>12}")
+    lines.append(f"{'regime':<12}{'accuracy':>10}{'precision':>11}{'coverage':>10}{'answerable':>12}"
+                 f"{'1st pg gold':>12}{'unanswer.':>11}{'input tok':>12}{'output tok':>12}")
     for m in ANSWER_METHODS:
         tokens_in, tokens_out = s["input_tokens"][m], s["output_tokens"][m]
-        lines.append(f"{m:<12}{_pct(s['answer_accuracy'][m]):>10}{'–' if tokens_in is None else tokens_in:>12}"
+        lines.append(f"{m:<12}{_pct(s['answer_accuracy'][m]):>10}{_pct(s['answer_precision'][m]):>11}"
+                     f"{_pct(s['answer_coverage'][m]):>10}{_pct(s['answer_accuracy_answerable'][m]):>12}"
+                     f"{_pct(s['answer_accuracy_first_page_gold'][m]):>12}"
+                     f"{_pct(s['answer_accuracy_unanswerable'][m]):>11}{'–' if tokens_in is None else tokens_in:>12}"
                      f"{'–' if tokens_out is None else tokens_out:>12}")
+    lines.append("precision = correct / answered; coverage = answered / answerable; answerable, 1st pg gold "
+                 "(arbiter's first page is gold) and unanswer. are accuracies on those questions")
+    labels = s.get("by_label", {}).get("answer_format")
+    if labels:
+        lines.append("by answer_format: accuracy | precision | coverage (batch, sequential)")
+        for cat, v in labels.items():
+            lines.append(f"  {cat:<10}" + "   ".join(
+                f"{m[:3]} {_pct(v['answer_accuracy'][m]).strip()} | {_pct(v['answer_precision'][m]).strip()} | "
+                f"{_pct(v['answer_coverage'][m]).strip()}" for m in ("batch", "sequential")) + f"  (n={v['n_questions']})")
     if s.get("doc_hit_rate"):
         lines.append("document hit rate (top passage from a gold document): " + ", ".join(
             f"{m} {_pct(v).strip()}" for m, v in s["doc_hit_rate"].items()))

@@ -10,6 +10,7 @@ from flows.answer import answer_flow
 from flows.report import report_flow
 from schemas.settings import Settings
 from tasks.corpus.sample.generate import generate_sample_corpus
+from tasks.generate.normalise import is_not_answerable
 from warehouse.db import Warehouse
 
 
@@ -32,7 +33,29 @@ def demo_summary(wh: Warehouse, run_id: str) -> dict:
         "SELECT count(*) FROM retrieval_results WHERE run_id = ? AND json_array_length(result->'contradictions') > 0",
         [run_id],
     )
+    row["answers"] = answer_figures(wh.query(
+        "SELECT a.regime, a.correct, a.answer_found, a.value, q.answer AS reference FROM answers a "
+        "JOIN questions q USING (run_id, question_id) WHERE a.run_id = ? AND q.answer IS NOT NULL", [run_id]))
     return row
+
+
+def answer_figures(rows: list[dict]) -> dict[str, dict]:
+    """Per regime, as a user feels it: accuracy (correct / questions with a reference), precision (correct /
+    answered) and coverage (answered / answerable)."""
+    out = {}
+    for regime in ("batch", "sequential"):
+        sel = [r for r in rows if r["regime"] == regime and r["correct"] is not None]
+        answered = [r for r in sel if r["answer_found"] and r["value"] is not None]
+        answerable = [r for r in sel if not is_not_answerable(r["reference"])]
+        out[regime] = {
+            "questions": len(sel), "correct": sum(bool(r["correct"]) for r in sel), "answered": len(answered),
+            "answered_correct": sum(bool(r["correct"]) for r in answered),
+            "answerable": len(answerable), "answerable_answered": sum(1 for r in answerable if r in answered)}
+    return out
+
+
+def _share(num: int, den: int) -> str:
+    return f"{num / den:.0%} ({num}/{den})" if den else "–"
 
 
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> int:
@@ -50,6 +73,11 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> int:
          f"{s['not_found']} not found, {summary['statuses'].get('failed', 0)} failed")
     echo(f"routing (auto): {s['routed_sequential']} sequential, {s['routed_batch']} batch; "
          f"{s['contradictions']} question(s) with contradictions flagged")
+    for regime, f in s["answers"].items():
+        if f["questions"]:
+            echo(f"{regime + ':':<11} accuracy {_share(f['correct'], f['questions'])}, precision "
+                 f"{_share(f['answered_correct'], f['answered'])} (right when it answers), coverage "
+                 f"{_share(f['answerable_answered'], f['answerable'])} (answerable questions answered)")
     if batch:
         echo(f"input tokens: batch {batch}, sequential {seq} ({seq / batch:.0%} of batch), auto {s['auto_input_tokens']}"
              f" ({1 - s['auto_input_tokens'] / batch:.0%} fewer than all-batch)")

@@ -251,3 +251,26 @@ def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
     assert all(r["docs"] is None for r in wide_scope)
     assert set(wide["doc_hit_rate"]) == set(PAGE_METHODS) and wide["n_doc_gold"] == 4
     assert wide["answer_accuracy"]["batch"] is None and wide["answer_accuracy"]["auto"] is not None
+
+
+def _answer_eval_row(qid: str, method: str, correct: bool, found: bool, unanswerable: bool) -> dict:
+    return {"run_id": "r", "question_set": "s", "question_id": qid, "method": method, "hit_at_1": None,
+            "hit_at_5": None, "reciprocal_rank": None, "predicted_pages": None,
+            "gold_pages": [] if unanswerable else [1], "predicted_not_found": None, "unanswerable": unanswerable,
+            "answer_correct": correct, "input_tokens": 1, "output_tokens": 1, "labels": {}, "answer_found": found}
+
+
+def test_answer_precision_and_coverage_from_hand_made_rows():
+    # batch: answers q1 right, q2 wrong, abstains on q3 (answerable) and q4 (unanswerable: right)
+    rows = [_answer_eval_row("q1", "batch", True, True, False), _answer_eval_row("q2", "batch", False, True, False),
+            _answer_eval_row("q3", "batch", False, False, False), _answer_eval_row("q4", "batch", True, False, True)]
+    arbiter = {**_answer_eval_row("q1", "arbiter", False, False, False), "answer_correct": None, "hit_at_1": True,
+               "hit_at_5": True, "reciprocal_rank": 1.0}
+    s = summarise(rows + [arbiter])
+    assert s["answer_accuracy"]["batch"] == 0.5
+    assert s["answer_precision"]["batch"] == 0.5  # 1 right of 2 answered
+    assert s["answer_coverage"]["batch"] == round(2 / 3, 4)  # 2 answered of 3 answerable
+    assert s["answer_accuracy_answerable"]["batch"] == round(1 / 3, 4)
+    assert s["answer_accuracy_unanswerable"]["batch"] == 1.0
+    assert s["answer_accuracy_first_page_gold"]["batch"] == 1.0  # q1: the arbiter's first page is gold
+    assert s["answer_precision"]["sequential"] is None and s["n_answered"]["batch"] == 2

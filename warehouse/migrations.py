@@ -488,3 +488,10 @@ def m004_run_process(con: duckdb.DuckDBPyConnection) -> None:
         ALTER TABLE runs ADD COLUMN pid INTEGER;
         """
     )
+
+
+@migration
+def m009_eval_answer_found(con: duckdb.DuckDBPyConnection) -> None:
+    """Whether an answer method gave a value (answer_found), so answer precision (correct / answered) and
+    coverage (answered / answerable) are computed from eval_results alone."""
+    con.execute("ALTER TABLE eval_results ADD COLUMN answer_found BOOLEAN;")

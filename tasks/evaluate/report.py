@@ -76,7 +76,8 @@ def side_by_side(s: dict[str, Any]) -> str:
     """Methods x metrics: page metrics for the arbiter and its baselines, accuracy and tokens per regime."""
     doc = s.get("doc_hit_rate") or {}
     head = ["method", "page hit@1", "page hit@5", "MRR", "not-found precision", "not-found recall",
-            "answer accuracy", "input tokens", "output tokens"] + (["doc hit@1", "doc hit@5"] if doc else [])
+            "answer accuracy", "answer precision", "answer coverage", "input tokens", "output tokens"] + (
+        ["doc hit@1", "doc hit@5"] if doc else [])
     rows = []
     for m in (*PAGE_METHODS, *ANSWER_METHODS):
         page = m in PAGE_METHODS
@@ -84,7 +85,8 @@ def side_by_side(s: dict[str, Any]) -> str:
         row = [m, _pct(s["page_hit_at_1"][m]) if page else "", _pct(s["page_hit_at_5"][m]) if page else "",
                _num(s["mrr"][m], 3) if page else "", _pct(nf.get("precision")) if nf else "",
                _pct(nf.get("recall")) if nf else "",
-               "" if page else _pct(s["answer_accuracy"][m]), "" if page else _num(s["input_tokens"][m]),
+               "" if page else _pct(s["answer_accuracy"][m]), "" if page else _pct(s["answer_precision"][m]),
+               "" if page else _pct(s["answer_coverage"][m]), "" if page else _num(s["input_tokens"][m]),
                "" if page else _num(s["output_tokens"][m])]
         if doc:
             row += [_pct(doc.get(m)), _pct(s["doc_hit_at_5"].get(m))] if page else ["", ""]
@@ -116,9 +118,12 @@ def label_block(key: str, cats: dict[str, dict[str, Any]]) -> str:
         what = "answer accuracy by regime"
     rows = [[c, str(v["n_questions"]), str(v["n_page_gold"]), _pct(v["page_hit_at_5"]["arbiter"]),
              _pct(v["page_hit_at_5"]["rrf"]), _pct(v["not_found"]["recall"]),
-             *(_pct(v["answer_accuracy"][m]) for m in ANSWER_METHODS)] for c, v in cats.items()]
+             *(_pct(v["answer_accuracy"][m]) for m in ANSWER_METHODS),
+             *(_pct(v[k][m]) for m in ("batch", "sequential") for k in ("answer_precision", "answer_coverage"))]
+            for c, v in cats.items()]
     head = ["category", "questions", "page gold", "arbiter hit@5", "rrf hit@5", "not-found recall",
-            *(f"{m} accuracy" for m in ANSWER_METHODS)]
+            *(f"{m} accuracy" for m in ANSWER_METHODS),
+            *(f"{m} {k}" for m in ("batch", "sequential") for k in ("precision", "coverage"))]
     return (f"<h3>By {_esc(key)}</h3><p class=\"note\">{_esc(what)}; a question with several values counts in "
             f"each.</p>" + chart + _table(head, rows))
 
@@ -141,7 +146,10 @@ def eval_section_html(wh: Warehouse, run_id: str) -> str:
     if not rows:
         return ""
     s = evaluation_summary(rows)
-    parts = [f"<h3>Methods side by side ({_esc(rows[0]['question_set'])})</h3>", _counts(s), side_by_side(s)]
+    parts = [f"<h3>Methods side by side ({_esc(rows[0]['question_set'])})</h3>", _counts(s), side_by_side(s),
+             '<p class="note">Answer precision = correct ÷ answered (how often a value shown is right); answer '
+             "coverage = answered ÷ answerable. A reader that abstains is less often right overall but more often "
+             "right when it answers; the two together say which.</p>"]
     if s.get("figure_only"):
         parts.append(figure_block(s))
     for key, cats in s["by_label"].items():

@@ -91,7 +91,8 @@ def _base(run_id: str, gold: Gold, method: str) -> dict[str, Any]:
             "hit_at_1": None, "hit_at_5": None, "reciprocal_rank": None, "predicted_pages": None,
             "gold_pages": gold.gold_pages, "predicted_not_found": None,
             "unanswerable": None if gold.gold_pages is None else not gold.gold_pages,
-            "answer_correct": None, "input_tokens": None, "output_tokens": None, "labels": gold.labels}
+            "answer_correct": None, "input_tokens": None, "output_tokens": None, "labels": gold.labels,
+            "answer_found": None}
 
 
 def page_row(run_id: str, gold: Gold, method: str, ranking: list[tuple[str, int]]) -> dict[str, Any]:
@@ -120,8 +121,9 @@ def answer_row(run_id: str, gold: Gold, method: str, answer: dict[str, Any] | No
     row = _base(run_id, gold, method)
     if answer is not None:
         row["input_tokens"], row["output_tokens"] = answer["input_tokens"] or 0, answer["output_tokens"] or 0
+    ok = answer is not None and answer["status"] == "ok"
+    row["answer_found"] = bool(ok and answer["answer_found"] and answer["value"] is not None)
     if gold.answer is not None:
-        ok = answer is not None and answer["status"] == "ok"
         value = answer["value"] if ok and answer["answer_found"] else None
         row["answer_correct"] = ok and answer_matches(value, gold.answer, gold.answer_shape)
     return row
@@ -210,12 +212,36 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out["answer_accuracy"] = {m: _mean([r["answer_correct"] for r in by_method[m] if r["answer_correct"] is not None])
                               for m in ANSWER_METHODS}
     out["n_reference"] = {m: sum(1 for r in by_method[m] if r["answer_correct"] is not None) for m in ANSWER_METHODS}
+    out.update(answer_trust(by_method, {r["question_id"] for r in by_method["arbiter"] if r["hit_at_1"]}))
     for key, col in (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens")):
         out[key] = {m: sum(r[col] or 0 for r in by_method[m]) if by_method[m] else None for m in ANSWER_METHODS}
     if any(by_method[m] for m in DOC_METHODS):
         for key, col in (("doc_hit_rate", "hit_at_1"), ("doc_hit_at_5", "hit_at_5"), ("doc_mrr", "reciprocal_rank")):
             out[key] = {m[4:]: _mean([r[col] for r in by_method[m] if r[col] is not None]) for m in DOC_METHODS}
         out["n_doc_gold"] = sum(1 for r in by_method["doc_arbiter"] if r["hit_at_1"] is not None)
+    return out
+
+
+def answer_trust(by_method: dict[str, list[dict[str, Any]]], first_page_gold: set[str]) -> dict[str, Any]:
+    """The answer metrics a user feels, per answer method: ``answer_precision`` (correct / answered: how often a
+    value shown is right), ``answer_coverage`` (answered / answerable), accuracy on the answerable and on the
+    unanswerable questions apart, and on the answerable questions whose arbiter first page is a gold page (the
+    reader's share when retrieval did its part). Answerable = a reference answer and page gold that is not empty."""
+    out: dict[str, dict[str, Any]] = {k: {} for k in (
+        "answer_precision", "answer_coverage", "answer_accuracy_answerable", "answer_accuracy_unanswerable",
+        "answer_accuracy_first_page_gold", "n_answered")}
+    for m in ANSWER_METHODS:
+        judged = [r for r in by_method[m] if r["answer_correct"] is not None]
+        answered = [r for r in judged if r.get("answer_found")]
+        answerable = [r for r in judged if r["unanswerable"] is False]
+        unanswerable = [r for r in judged if r["unanswerable"]]
+        out["answer_precision"][m] = _mean([r["answer_correct"] for r in answered])
+        out["answer_coverage"][m] = _ratio(sum(1 for r in answerable if r.get("answer_found")), len(answerable))
+        out["answer_accuracy_answerable"][m] = _mean([r["answer_correct"] for r in answerable])
+        out["answer_accuracy_unanswerable"][m] = _mean([r["answer_correct"] for r in unanswerable])
+        out["answer_accuracy_first_page_gold"][m] = _mean(
+            [r["answer_correct"] for r in answerable if r["question_id"] in first_page_gold])
+        out["n_answered"][m] = len(answered)
     return out
 
 

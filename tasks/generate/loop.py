@@ -96,10 +96,14 @@ def run_batch(client: Completer, question: ParsedQuestion, passages: list[Genera
 
 
 def _partial(answers: list[AnswerWithEvidence], note: str) -> AnswerWithEvidence:
-    """The first (best-ranked) answer that found something, else a not-found answer; ``note`` added to caveats."""
+    """The first (best-ranked) answer that found something; else the honest not-found answer that came closest
+    (highest confidence: its passage as evidence, its reason as a caveat); ``note`` added to the caveats."""
     found = next((a for a in answers if a.answer_found), None)
     if found is not None:
         return found.model_copy(update={"caveats": [*found.caveats, note]})
+    closest = max(answers, key=lambda a: a.confidence, default=None)  # max keeps the first of equals
+    if closest is not None:
+        return closest.model_copy(update={"caveats": [*closest.caveats, note]})
     return AnswerWithEvidence(value=None, evidence=[], answer_found=False, complete_answer_found=False,
                               confidence=0.0, caveats=[note])
 

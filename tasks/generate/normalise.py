@@ -1,10 +1,16 @@
 """Answer normalisation and matching, shared by the regime comparison and the evaluation harness.
 
 Numbers compare as numbers (thousands separators, currency, %, units and scale words such as "million" removed,
-``1.2 million`` == ``1,200,000``); strings compare after case, accent-free punctuation and article folding, then
-by normalised Levenshtein similarity >= 0.5 (the ANLS rule of MMLongBench-Doc's scorer, binarised); strings that
-look like identifiers (contain digits, e-mail, URL) must match exactly. A list is right when its items match one
-to one. A reference of "Not answerable" is matched by an answer that says nothing was found.
+``1.2 million`` == ``1,200,000``, ``$1,842`` == ``$1,842.00``); strings compare after case, accent-free punctuation
+and article folding, then by normalised Levenshtein similarity >= 0.5 (the ANLS rule of MMLongBench-Doc's scorer,
+binarised); strings that look like identifiers (contain digits, e-mail, URL) must match exactly. A phrase and a
+reference that state values (``at least 30 days' written notice`` for ``30``, ``sixty (60) days`` for ``60 days``,
+``1 March 2024`` for ``March 1, 2024``) match when they state the same key values: the same numbers (spelled-out
+numbers count), the same month names and, where both say yes or no, the same polarity, nothing more and nothing
+less (and no other time unit: "90 hours" is not "90 days"). A yes/no answer matches a reference that opens with the same yes or no ("No; it remains 90 days"). A short
+prediction that contains the whole reference as words ("the State of Delaware" for "Delaware") matches. A list is
+right when its items match one to one, in any order (commas inside parentheses do not split an item). A reference
+of "Not answerable" is matched by an answer that says nothing was found.
 """
 
 from __future__ import annotations
@@ -27,6 +33,12 @@ WORD_NUMBERS = {w: i for i, w in enumerate(
 _WORD_NUMBER_RE = re.compile(r"^\s*(" + "|".join(WORD_NUMBERS) + r")\s*$", re.I)
 _CURRENCY_RE = re.compile(r"(us\$|\$|€|£|¥|₹|\busd\b|\beur\b|\bgbp\b|\bjpy\b|\binr\b|\brs\.?)", re.I)
 _LIST_SPLIT_RE = re.compile(r"\s*(?:;|\n|\|)\s*|\s*,\s*(?:and\s+|or\s+)?|\s+and\s+")
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
+_SPELLED_RE = re.compile(r"(?i)\b(?:(" + "|".join(_TENS) + r")(?:[-\s](" + "|".join(list(WORD_NUMBERS)[1:10]) + r"))?|("
+                         + "|".join(WORD_NUMBERS) + r"))\b(?:\s*\((\d+)\))?")
+_MONTHS_RE = re.compile(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?=\s|,|$|\d)")
+_TIME_UNIT_RE = re.compile(r"(?i)\b(second|minute|hour|day|week|month|quarter|year)s?\b")
+_POLARITY_RE = re.compile(r"(?i)^\s*(yes|no)\b(?!\s+(?:one|longer|more|less|later|earlier)\b)")
 _ARTICLES_RE = re.compile(r"^(?:the|a|an)\s+")
 
 
@@ -105,13 +117,32 @@ def strings_match(predicted: str, reference: str) -> bool:
         return False
     if p == r:
         return True
-    if _looks_exact(r):
+    if _looks_exact(reference):  # judged on the raw text: folding drops the '@' of an address
         return p.replace(" ", "") == r.replace(" ", "")
     return 1 - levenshtein(p, r) / max(len(p), len(r)) >= 0.5
 
 
+def _split_outside_brackets(raw: str) -> list[str]:
+    """``_LIST_SPLIT_RE`` splits, except inside parentheses or brackets ("water damage (flood, surface water)")."""
+    out, depth, start = [], 0, 0
+    pos = 0
+    while pos < len(raw):
+        ch = raw[pos]
+        depth += ch in "([{"
+        depth -= ch in ")]}" and depth > 0
+        m = _LIST_SPLIT_RE.match(raw, pos) if depth == 0 else None
+        if m and m.end() > pos:
+            out.append(raw[start:pos])
+            start = pos = m.end()
+            continue
+        pos += 1
+    out.append(raw[start:])
+    return out
+
+
 def split_items(text: str | list | None) -> list[str]:
-    """Items of a list answer: a Python/JSON list literal, or text split on ; | newlines, commas and 'and'."""
+    """Items of a list answer: a Python/JSON list literal, or text split on ; | newlines, commas and 'and'
+    (never inside parentheses)."""
     if text is None:
         return []
     if isinstance(text, list):
@@ -124,18 +155,113 @@ def split_items(text: str | list | None) -> list[str]:
                 return [str(v).strip() for v in value if str(v).strip()]
         except (ValueError, SyntaxError):
             raw = raw[1:-1]
-    return [p.strip(" '\"") for p in _LIST_SPLIT_RE.split(raw) if p and p.strip(" '\"")]
+    return [p.strip(" '\"") for p in _split_outside_brackets(raw) if p and p.strip(" '\"")]
 
 
 def is_not_answerable(text: str | None) -> bool:
     return text is None or not text.strip() or fold(text) in NOT_ANSWERABLE
 
 
+def spelled_numbers(text: str) -> list[tuple[float, int, int]]:
+    """Numbers written in words (``forty-five``, ``sixty (60)``): (value, start, end); a word number followed by
+    its digits in parentheses is one number."""
+    out = []
+    for m in _SPELLED_RE.finditer(text):
+        if m.group(1):
+            value = _TENS[m.group(1).lower()] + (WORD_NUMBERS[m.group(2).lower()] if m.group(2) else 0)
+        else:
+            value = WORD_NUMBERS[m.group(3).lower()]
+        out.append((float(value), m.start(), m.end()))
+    return out
+
+
+def key_values(text: str) -> tuple[list[tuple[float, bool]], set[str], str | None]:
+    """What a phrase states: its numbers (digits, scale words and spelled-out numbers; a spelled-out number
+    counts only when the text writes no number in digits, or when its digits follow it in parentheses), its
+    month names and its opening yes/no."""
+    numbers: list[tuple[float, bool]] = []
+    cleaned = _CURRENCY_RE.sub(" ", text)
+    for m in NUMBER_RE.finditer(cleaned):
+        value = float(m.group(0).replace(",", "").replace("\u2212", "-"))
+        rest = cleaned[m.end():]
+        scale = SCALE_RE.match(rest)
+        if scale and (scale.group(1).lower() not in ("m", "b", "k") or not re.match(r"^\s*[mbk]\w", rest, re.I)):
+            value *= SCALES[scale.group(1).lower()]
+        numbers.append((value, bool(re.match(r"^\s*(%|percent|per cent|percentage)", rest, re.I))))
+    if not numbers:
+        numbers = [(v, False) for v, _, _ in spelled_numbers(text)]
+    unique: list[tuple[float, bool]] = []
+    for n in numbers:
+        if not any(numbers_equal(n, u) and n[1] == u[1] for u in unique):
+            unique.append(n)
+    months = {m.group(1).lower() for m in _MONTHS_RE.finditer(text)}
+    polarity = _POLARITY_RE.match(text)
+    return unique, months, polarity.group(1).lower() if polarity else None
+
+
+def _decimals(x: float) -> int:
+    text = f"{x:.6f}".rstrip("0")
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _exactly_equal(a: tuple[float, bool], b: tuple[float, bool]) -> bool:
+    """Equal at the coarser of the two precisions (18.3 == 18.29, 873655 != 873656); 0.29 == 29% still."""
+    (x, xp), (y, yp) = a, b
+    pairs = [(x, y)] + ([(x * 100, y), (x, y * 100)] if xp != yp else [])
+    return any(round(p, min(_decimals(p), _decimals(q))) == round(q, min(_decimals(p), _decimals(q)))
+               for p, q in pairs)
+
+
+def _same_numbers(a: list[tuple[float, bool]], b: list[tuple[float, bool]]) -> bool:
+    return all(any(_exactly_equal(x, y) for y in b) for x in a) and all(any(_exactly_equal(y, x) for x in a)
+                                                                          for y in b)
+
+
+def _is_bare_polarity(text: str) -> bool:
+    return fold(text) in ("yes", "no")
+
+
+def _units_differ(predicted: str, reference: str) -> bool:
+    """Both name a time unit and none in common: "90 hours" does not state "90 days"."""
+    p_units = {u.lower() for u in _TIME_UNIT_RE.findall(predicted)}
+    r_units = {u.lower() for u in _TIME_UNIT_RE.findall(reference)}
+    return bool(p_units and r_units and not p_units & r_units)
+
+
+def values_match(predicted: str, reference: str) -> bool | None:
+    """Key-value comparison (see the module docstring); None when the reference states no number, month or
+    yes/no for it to judge on."""
+    p_nums, p_months, p_pol = key_values(predicted)
+    r_nums, r_months, r_pol = key_values(reference)
+    if r_pol and p_pol and _is_bare_polarity(predicted):
+        return p_pol == r_pol  # "Yes" answers "Yes, in four quarterly installments"
+    if not r_nums:
+        return None
+    if p_pol and r_pol and p_pol != r_pol:
+        return False
+    return not _units_differ(predicted, reference) and bool(p_nums) and _same_numbers(p_nums, r_nums) and p_months == r_months
+
+
+def _contains_reference(predicted: str, reference: str) -> bool:
+    """The prediction is the reference plus at most a few words around it ("the State of Delaware")."""
+    p, r = fold(predicted).split(), fold(reference).split()
+    if not r or len(p) - len(r) > max(3, len(r)):
+        return False
+    return any(p[i:i + len(r)] == r for i in range(len(p) - len(r) + 1))
+
+
 def scalar_matches(predicted: str, reference: str) -> bool:
     pn, rn = parse_number(predicted), parse_number(reference)
     if pn is not None and rn is not None:
-        return numbers_equal(pn, rn)
-    return strings_match(predicted, reference)
+        return numbers_equal(pn, rn) and not _units_differ(predicted, reference)
+    if strings_match(predicted, reference):
+        return True
+    if _looks_exact(reference) and " " not in reference.strip():
+        return False  # a code, an address or a one-token identifier: only the exact string (strings_match)
+    judged = values_match(predicted, reference)
+    if judged is not None:
+        return judged
+    return _contains_reference(predicted, reference)
 
 
 def answer_matches(predicted: str | None, reference: str, shape: str | None = None) -> bool:

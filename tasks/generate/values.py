@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tasks.generate.normalise import spelled_numbers
+
 
 @dataclass(frozen=True)
 class Value:
@@ -45,7 +47,20 @@ UNIT_NAMES = {
     "mah": ("mah",), "gb": ("gb", "gigabytes"), "mb": ("mb", "megabytes"), "w": ("watt", "watts"),
     "v": ("volt", "volts"), "mph": ("mph",), "points": ("points", "point"),
 }
-_REF_BEFORE = re.compile(r"(?i)(?:fig(?:ure)?\.?|table|page|p\.|section|chapter|step|no\.|#|appendix|eq\.?)\s*$")
+_REF_BEFORE = re.compile(
+    r"(?i)(?:\bfig(?:ure)?s?\.?|\btables?|\bpages?|\bpp?\.|\bsections?|\bsec\.|\bchapters?|\bsteps?|\bno\.|#|§|"
+    r"\bappendix|\beq\.?|\bclauses?|\barticles?|\bart\.|\bitems?|\bparts?|\bexhibits?|\bschedules?|\bannex|"
+    r"\bparagraphs?|\bpara\.?|\bnotes?|\brules?|\bquestions?|\blines?|\bslides?|\bcharts?|\bversion|\bv\.|"
+    r"\bphase|\bstage|\blevel|\btier|\bform|\bsuite|\broom|\bfloor|\bunit|\bbox|\bref\.?|\bsubsection)\s*$")
+# "3.5 Liability", "4.4 Termination for Cause.", "2) Open the lid": a heading or list-marker number opens the line
+_HEADING_NUMBER_RE = re.compile(r"^\s*\(?(?:\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}[.)]|[A-Za-z][.)]|[ivxIVX]{1,4}[.)])\s+(?=[A-Z(\"“])")
+_PAGE_OF_RE = re.compile(r"(?i)\bpage\s+\d+\s*(?:of|/)\s*\d+")
+_PHONE_RE = re.compile(r"(?<![\w.])(?:\+?\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)|\d{3})[\s.-]?\d{3,4}[\s.-]\d{3,4}(?![\w])")
+# numbers glued to letters by a hyphen or slash are parts of a code: "HO-3", "HMI-HO-2024-118604", "SOW-2"
+_ADDRESS_RE = re.compile(r"\b\d{1,6}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|"
+                         r"Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court|Ct\.?|Place|Pl\.?|Square|Parkway|Highway)\b|"
+                         r"\b[A-Z][a-z]+,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b|,\s*[A-Z][a-z]+\s+\d{5}\b")  # "..., Maine 04101"
+_CODE_RE = re.compile(r"(?i)\b(?:[a-z]+[-/])+[a-z0-9]*\d[\w-]*|\b\d+[-/][a-z]+[\w-]*")
 _PERCENT_UNITS = {"%", "percent", "per cent", "percentage point", "percentage points", "pp", "bps",
                   "basis points"}
 
@@ -73,7 +88,9 @@ _STARTERS = set(
     "their he she his her there here when where what which who how why if all each every some many most more "
     "see note figure fig table page source also however after before during while since until jan january feb "
     "february mar march apr april may jun june jul july aug august sep sept september oct october nov november "
-    "dec december monday tuesday wednesday thursday friday saturday sunday am pm".split())
+    "dec december monday tuesday wednesday thursday friday saturday sunday am pm moreover furthermore thus hence "
+    "therefore additionally finally first second third overall notably specifically similarly instead meanwhile "
+    "besides yet still today recently currently unlike although though because while whereas".split())
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL_RE = re.compile(r"(?:https?://|www\.)[^\s,;)]+")
 _ID_RE = re.compile(r"(?<![\w])\+?\(?\d[\d ()./-]{5,}\d(?![\w])")
@@ -90,18 +107,47 @@ def _to_float(num: str) -> float:
     return float(num.replace(",", ""))
 
 
+def non_answer_spans(text: str) -> list[tuple[int, int, str]]:
+    """Spans of one line whose numbers are never answer values: a heading or list-marker number opening the line,
+    "Page 3 of 7", phone numbers and codes ("HO-3"). (Numbers right after 'section', 'clause', 'figure', 'table',
+    'page', 'item', 'step' ... are skipped where they are read, see ``_REF_BEFORE``.)"""
+    out = []
+    m = _HEADING_NUMBER_RE.match(text)
+    if m:
+        out.append((m.start(), m.end(), "heading or list-marker number"))
+    out += [(m.start(), m.end(), "page number") for m in _PAGE_OF_RE.finditer(text)]
+    out += [(m.start(), m.end(), "phone number") for m in _PHONE_RE.finditer(text)
+            if sum(ch.isdigit() for ch in m.group(0)) >= 7]
+    out += [(m.start(), m.end(), "code") for m in _CODE_RE.finditer(text)]
+    out += [(m.start(), m.end(), "street address or postcode") for m in _ADDRESS_RE.finditer(text)]
+    return out
+
+
+def is_reference_number(text: str, start: int) -> bool:
+    """The number at ``start`` names a section, clause, figure, table, page, item or step, or sits in a span of
+    :func:`non_answer_spans`."""
+    return bool(_REF_BEFORE.search(text[:start])) or any(a <= start < b for a, b, _ in non_answer_spans(text))
+
+
 def find_amounts(text: str) -> list[Value]:
-    """Numbers with their currency, scale and unit; ranges (``2.5-3 cm``) kept whole; numbers inside dates,
-    times and page/figure/table references are skipped."""
+    """Numbers with their currency, scale and unit; ranges (``2.5-3 cm``) kept whole; numbers inside dates and
+    times, and reference numbers (:func:`is_reference_number`: sections, clauses, figures, pages, headings, list
+    markers, phone numbers, codes) are skipped."""
     dates = [d for d in find_dates(text) if d.kind != "year"]
+    skip = non_answer_spans(text)
     out: list[Value] = []
     for m in AMOUNT_RE.finditer(text):
-        if _REF_BEFORE.search(text[: m.start()]) or any(d.start <= m.start() < d.end for d in dates):
+        if (_REF_BEFORE.search(text[: m.start()]) or any(d.start <= m.start() < d.end for d in dates)
+                or any(a <= m.start() < b for a, b, _ in skip)):
             continue
         if not text[: m.start()].strip() and _STEP_MARKER_RE.match(text) and not m.group("unit"):
             continue
         raw = m.group(0).rstrip()
         unit = (m.group("unit") or "").lower()
+        qualified = None if unit else _QUALIFIED_UNIT_RE.match(text, m.end())
+        if qualified:  # "90 calendar days", "5 business days"
+            unit = qualified.group(1).lower()
+            raw = raw + qualified.group(0)
         cur = bool(_CUR_RE.match(raw))
         value = _to_float(m.group("num"))
         if m.group("scale"):
@@ -119,14 +165,28 @@ def find_amounts(text: str) -> list[Value]:
         else:
             kind = "number"
         value_ = Value(raw, kind, m.start(), m.start() + len(raw), value, unit)
+        paren = _PAREN_UNIT_RE.match(text, m.end()) if text[: m.start()].endswith("(") else None
+        if paren and not unit:  # "forty-five (45) days": the unit follows the closing parenthesis
+            unit = paren.group(1).lower()
+            value_ = Value(f"{raw} {paren.group(1)}", "measure", m.start(), paren.end(), value, unit)
         if out and kind != "year" and _RANGE_GAP.fullmatch(text[out[-1].end:m.start()]):
             prev = out.pop()
             value_ = Value(text[prev.start:value_.end], kind, prev.start, value_.end, None, unit)
         out.append(value_)
-    return out
+    taken = [(v.start - 1, v.end) for v in out]
+    for number, start, end in spelled_numbers(text):
+        unit_m = _SPELLED_UNIT_RE.match(text, end)
+        if unit_m and not any(a <= start < b or start <= a < end for a, b in taken) and "(" not in text[start:end]:
+            out.append(Value(text[start:unit_m.end()], "measure", start, unit_m.end(), number, unit_m.group(1).lower()))
+    return sorted(out, key=lambda v: v.start)
 
 
 _RANGE_GAP = re.compile(r"\s*(?:[-–]|to)\s*")
+_TIME_UNITS_RE = r"(?:business |calendar |working )?(seconds?|minutes?|hours?|days?|weeks?|months?|years?)"
+_QUALIFIED_UNIT_RE = re.compile(r"\s(?:calendar|business|working|consecutive|full|school)\s(days?|weeks?|months?|years?)\b",
+                                re.I)
+_PAREN_UNIT_RE = re.compile(rf"\)['’]?\s?{_TIME_UNITS_RE}\b", re.I)
+_SPELLED_UNIT_RE = re.compile(rf"[\s-]{_TIME_UNITS_RE}\b", re.I)
 
 
 def unit_named(unit: str, words: set[str]) -> bool:
@@ -141,11 +201,12 @@ def year_of(date_text: str) -> str | None:
 
 
 def find_dates(text: str) -> list[Value]:
-    """Dates, most specific first; a span inside a more specific date is not reported again."""
+    """Dates, most specific first; a span inside a more specific date, a code or a phone number is not a date."""
     out: list[Value] = []
+    codes = [(a, b) for a, b, why in non_answer_spans(text) if why in ("code", "phone number")]
     for kind, _, pattern in DATE_PATTERNS:
         for m in pattern.finditer(text):
-            if any(v.start <= m.start() and m.end() <= v.end for v in out):
+            if any(v.start <= m.start() and m.end() <= v.end for v in out) or any(a <= m.start() < b for a, b in codes):
                 continue
             out.append(Value(m.group(0).strip(), kind, m.start(), m.end()))
     return sorted(out, key=lambda v: v.start)
@@ -228,7 +289,7 @@ def inline_items(text: str) -> list[str]:
     if not m:
         return []
     rest = re.split(r"[.](?:\s|$)", m.group("rest"))[0]
-    parts = [p.strip(" .;:'\"") for p in re.split(r"\s*[,;]\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+", rest)]
+    parts = [p.strip(" .;:'\"") for p in re.split(r"\s*[,;](?:\s+|$)(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+", rest)]
     parts = [p for p in parts if p]
     if len(parts) < 2 or any(len(p.split()) > 6 for p in parts):
         return []

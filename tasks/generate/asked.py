@@ -1,0 +1,169 @@
+"""What a question asks for, typed: the value class the extractive reader must find (duration, money, percentage,
+date, count, yes/no, entity, list, a plain number, or free text), read from the parsed question's answer shape and
+decomposition and from the question's own wording.
+
+The question parser gives a coarse ``answer_shape`` (amount, date, boolean, entity, text, list, comparison); the
+reader needs the unit class too, because a value of the wrong class is never the answer: a duration question never
+gets a bare number, a money question never gets a section number. The wording decides where it is explicit ("how
+long", "how many days", "how much ... fee", "what percentage", "when"); otherwise the parser's shape stands.
+Deterministic, pure regular expressions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+AskedClass = str  # duration | money | percentage | date | count | yesno | entity | list | number | text
+
+TIME_UNITS = ("second", "minute", "hour", "day", "week", "month", "year", "quarter")
+_TIME_UNIT = r"(?:business |calendar |working )?(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)"
+_AUX = (r"is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|may|must|shall|might")
+_YESNO_RE = re.compile(rf"^\s*(?:{_AUX})\b(?![^?]*\b(?:or)\b[^?]*\?\s*$)", re.I)
+_DURATION_RE = re.compile(
+    rf"\bhow long\b|\bhow many {_TIME_UNIT}\b|\bhow much (?:time|notice|warning|advance notice)\b|\bhow soon\b|"
+    rf"\bwithin how\b|\b(?:notice|grace|probation\w*|waiting|cooling[- ]off|retention|warranty) period\b|"
+    rf"\bhow (?:much|long a) notice\b|\bnotice (?:is|must|do|does)\b|\bfor how long\b|\bduration\b|"
+    rf"\bhow many (?:[a-z-]+ ){{0,2}}?{_TIME_UNIT}\b", re.I)
+_PERCENT_RE = re.compile(r"\bpercent(?:age)?s?\b|%|\bper cent\b|\bwhat share\b|\bwhat proportion\b|"
+                         r"\bwhat fraction\b|\b(?:interest|growth|tax|unemployment|inflation|response|success|participation|"
+                         r"turnout|vacancy|occupancy|return|discount|commission) rates?\b", re.I)
+_MONEY_RE = re.compile(
+    r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds sterling|cents?)\b|\bhow much (?:is|was|are|were|does|did|do|"
+    r"will|would|money|cash|can|must|should|has|have)\b|\b(?:fees?|premiums?|prices?|costs?|deductibles?|"
+    r"allowances?|reimburse\w*|salar(?:y|ies)|wages?|revenues?|income|budgets?|spend\w*|spent|charges?|rents?|"
+    r"payments?|fines?|penalt(?:y|ies)|worth|valuation|funding|profits?|earnings|dividends?|capex|expenses?|"
+    r"tuition|compensation|bonus(?:es)?|stipends?|grants?|amount|cash|cash flows?|sales|assets|debts?)\b", re.I)
+_IDENTIFIER_RE = re.compile(r"\b(?:(?:tele)?phone|fax|serial|account|registration|reference|contact|policy|model|"
+                            r"part|case|licen[cs]e|passport|tax|vat|order|invoice|id) (?:number|no\.?|code)\b", re.I)
+_COUNT_RE = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bhow often\b", re.I)
+_DATE_RE = re.compile(r"^\s*when\b|\bwhen (?:is|was|did|does|do|will|are|were)\b|\b(?:what|which) "
+                      r"(?:date|day|year|month|time)\b|\bon what date\b|\bin what year\b|\bsince when\b|"
+                      r"\bfrom what date\b|\bby what date\b|\bwhat is the (?:effective|start|end|due) date\b", re.I)
+_ENTITY_NOUN_RE = re.compile(
+    r"\b(?:which|what|whose)\s+(?:(?:[a-z]+)\s+){0,2}?(state|country|countries|city|cities|company|companies|"
+    r"firm|organi[sz]ation|person|people|court|province|region|county|law|bank|agency|party|university|"
+    r"brand|team|department|airline|continent|nation|language|author|name)\b", re.I)
+_WHO_RE = re.compile(r"^\s*(?:who|whom|whose)\b|\bwho (?:is|was|are|were|approves|signs|pays)\b|"
+                     r"\bwhere\b|\bname of\b|\bwhat is the name\b", re.I)
+_LIST_RE = re.compile(r"\b(?:list|name) (?:all|the|every|each)\b|\bwhat are (?:all )?the\b.*\b(?:types|kinds|"
+                      r"ways|steps|items|causes|reasons|exclusions|benefits|categories|members|components|"
+                      r"requirements|conditions)\b|"
+                      # "which public holidays does ...", "which causes of loss are ...": a plural noun asked for
+                      r"^\s*(?:which|what)\s+(?:(?!of\b)[a-z-]+\s+){0,2}?[a-z-]+[^su\W]s(?:\s+of\s+[a-z]+)?\s+"
+                      r"(?:are|were|do|does|did|have|has|can|will|should|must)\b", re.I)
+_ASKED_UNIT_RE = re.compile(r"\bhow many ((?:[a-z-]+\s?){1,4})", re.I)
+
+
+# What an extractive reader cannot state: a value computed from several (a difference, a sum, a ratio, an average)
+# or read off a picture (colours, counting drawn objects, positions in a figure). The text rarely prints it, and a
+# number found near the question's words is then someone else's number.
+_COMPUTED_RE = re.compile(
+    r"\b(?:differences?|gap|sum|summ?ed|combined|in total|total number|altogether|on average|average|mean|"
+    r"ratio|how much (?:higher|lower|more|less|greater|smaller|bigger)|how many (?:more|fewer|less|times)|"
+    r"(?:higher|lower|more|less|greater|smaller|larger|bigger) than|compared (?:to|with)|increase[sd]? by|"
+    r"decrease[sd]? by|grow(?:th)? (?:by|of)|change (?:in|from|between)|times (?:higher|larger|more)|"
+    r"percentage points?|multipl\w+|divided|subtract\w*|add(?:ing)? up)\b", re.I)
+_VISUAL_RE = re.compile(
+    r"\b(?:colou?rs?|colou?red|red|green|blue|yellow|orange|purple|grey|gray|black|white|pink|brown|"
+    r"logos?|icons?|pictures?|photos?|photographs?|images?|drawn|draw|shown in (?:the )?(?:figure|image|picture|"
+    r"chart|graph|map|diagram)|in (?:the )?(?:figure|image|picture|chart|graph|map|diagram|slide|screenshot)s?\b|"
+    r"(?:top|bottom|left|right)(?:[- ]most)? (?:of|corner|side)|demonstrated|illustrated|depicted|plotted|"
+    r"standing|wearing|bar|line chart|pie chart|legend|axis)\b", re.I)
+
+
+def reader_cannot_state(text: str) -> str | None:
+    """Why an extractive reader cannot answer ``text`` (a computed value, a reading of a picture), else None."""
+    ask = re.split(r"(?<=\?)\s+", text.strip())[-1] if text.count("?") >= 2 else text
+    if m := _VISUAL_RE.search(ask):
+        return f"the question asks what a figure or picture shows ({m.group(0)!r}); text extraction cannot read it"
+    if m := _COMPUTED_RE.search(ask):
+        return f"the question asks for a computed value ({m.group(0)!r}); the passages would have to state it"
+    return None
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The typed ask of one question: its class, the unit it names (``days`` in "how many days"), and whether
+    it also asks something else (a multi-part question: one extracted value may not answer every part)."""
+
+    cls: AskedClass
+    unit: str = ""
+    entity_noun: str = ""
+    multi_part: bool = False
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def numeric(self) -> bool:
+        return self.cls in ("duration", "money", "percentage", "count", "number")
+
+    def describe(self) -> str:
+        """The class in words, for caveats ("no duration stated near ...")."""
+        names = {"duration": "duration", "money": "amount of money", "percentage": "percentage", "date": "date",
+                 "count": "count", "yesno": "yes/no statement", "entity": "name", "list": "list of items",
+                 "number": "number", "text": "statement"}
+        return names[self.cls] if not self.unit or self.cls != "count" else f"number of {self.unit}"
+
+
+def _unit_of(text: str) -> str:
+    """The noun a "how many" question counts: "days" in "how many vacation days", "grams" in "how many grams of
+    coffee", "independents" in "how many were independents"; a time unit first."""
+    m = _ASKED_UNIT_RE.search(text)
+    if not m:
+        return ""
+    words: list[str] = []
+    seq = m.group(1).lower().split()
+    for i, w in enumerate(seq):
+        if re.fullmatch(_AUX, w) or w in ("of", "in", "per", "for", "from", "on", "at"):
+            if not words and re.fullmatch(_AUX, w) and i + 1 < len(seq):
+                words = [seq[i + 1]]  # "how many were independents"
+            break
+        words.append(w)
+    return next((w for w in words if w.rstrip("s") in TIME_UNITS), words[-1] if words else "")
+
+
+_PART_SPLIT_RE = re.compile(r",?\s+and\s+(?=(?:how|what|which|who|when|where)\b)|;\s*", re.I)
+
+
+def question_parts(text: str) -> list[str]:
+    """The asks of a multi-part question ("How long is the initial term, and how long is each renewal?")."""
+    parts = [p.strip(" ?,") for p in _PART_SPLIT_RE.split(text.strip()) if p and p.strip(" ?,")]
+    return parts if len(parts) >= 2 else [text]
+
+
+def asked_class(question: dict[str, Any]) -> Asked:
+    """The asked class of a generation payload's question (``text``, ``answer_shape``, ``decomposition``)."""
+    text = question.get("text") or ""
+    shape = question.get("answer_shape") or "text"
+    multi = (question.get("decomposition") or "single") != "single"
+    # a question with several '?' states its framing first: the last one is the ask
+    ask = re.split(r"(?<=\?)\s+", text.strip())[-1] if text.count("?") >= 2 else text
+    first_part = re.split(r",?\s+and\s+(?=how|what|which|who|when|where)", ask, maxsplit=1, flags=re.I)[0]
+    if shape == "list" or _LIST_RE.search(ask):
+        return Asked("list", multi_part=multi, reasons=["list"])
+    if _YESNO_RE.match(first_part):  # "Did the amendment change how much notice ...?" is still yes/no
+        return Asked("yesno", multi_part=multi, reasons=["opens with an auxiliary verb"])
+    if _DURATION_RE.search(ask):
+        unit = _unit_of(ask)
+        return Asked("duration", unit=unit if unit.rstrip("s") in TIME_UNITS else "", multi_part=multi,
+                     reasons=["asks how long"])
+    if _PERCENT_RE.search(ask):
+        return Asked("percentage", multi_part=multi, reasons=["asks a percentage"])
+    if _DATE_RE.search(ask) or shape == "date":
+        return Asked("date", multi_part=multi, reasons=["asks when"])
+    if _IDENTIFIER_RE.search(ask):
+        return Asked("entity", entity_noun="number", multi_part=multi, reasons=["asks an identifier"])
+    if _COUNT_RE.search(ask):
+        return Asked("count", unit=_unit_of(ask), multi_part=multi, reasons=["asks how many"])
+    if _MONEY_RE.search(ask) and shape in ("amount", "text", "entity"):
+        return Asked("money", multi_part=multi, reasons=["asks an amount of money"])
+    noun = _ENTITY_NOUN_RE.search(ask)
+    if shape == "entity" or noun or _WHO_RE.search(ask):
+        return Asked("entity", entity_noun=noun.group(1).lower() if noun else "", multi_part=multi,
+                     reasons=["asks a name"])
+    if shape == "boolean":
+        return Asked("yesno", multi_part=multi, reasons=["boolean shape"])
+    if shape == "amount":
+        return Asked("number", multi_part=multi, reasons=["amount shape"])
+    return Asked("text", multi_part=multi, reasons=[f"{shape} shape"])
