@@ -247,6 +247,10 @@ class LocalLlamaServer:
             raise LocalServerError(f"llama-server did not become healthy on port {self.port}; log tail:\n{tail}")
         raise AssertionError("unreachable")
 
+    def exited(self) -> bool:
+        """True when the started server process has ended on its own."""
+        return self._proc is not None and self._proc.poll() is not None
+
     def stop(self) -> None:
         """SIGTERM the process group, SIGKILL after ``stop_grace`` seconds; idempotent."""
         proc, self._proc = self._proc, None
