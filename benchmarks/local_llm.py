@@ -1,7 +1,7 @@
 """A real small LLM (llama.cpp llama-server, Qwen2.5 Coder 0.5B Instruct Q4_K_M) as arbiter and generator, beside
 the offline rules arbiter and extractive generator, on a fixed small slice of the MMLongBench-Doc dev set.
 
-    python benchmarks/local_llm.py --data ../shared/data --home DIR [--limit 8] [--pool 5] [--top-k 3]
+    python benchmarks/local_llm.py --data ../shared/data --home DIR [--limit 6] [--pool 4] [--top-k 3]
 
 DIR must hold an ingested dev set (a copy of the bench home): both runs answer the same questions in both regimes
 on the same ingest. The local server comes from ``arbiter llm serve``'s cache (built / fetched on first use, see
@@ -24,8 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from schemas.settings import Settings, offline_environment  # noqa: E402
-from tasks.llm.local_server import LocalLlamaServer, build_llama_server, fetch_model  # noqa: E402
+from schemas.settings import Settings, offline_environment
+from tasks.llm.local_server import LocalLlamaServer, build_llama_server, fetch_model
 
 CALLS_SQL = """
 SELECT stage, coalesce(regime, '-') AS regime, count(*) AS attempts, count(DISTINCT call_group) AS calls,
@@ -101,10 +101,10 @@ def figures(settings: Settings, run_id: str, questions: Path, wall_s: float) -> 
 
 
 def render(label: str, f: dict) -> str:
-    lines = [f"{label}: run {f['run_id']}, {f['questions']} questions, {f['wall_s']} s; arbiter validity "
-             f"{f['arbiter_validity']}, hit@1 {f['hit_at_1']}, retrieval {f['retrieval_status']}",
-             "  accuracy " + ", ".join(f"{k} {v['correct']}/{v['n']} (failed {v['failed']})"
-                                       for k, v in f["accuracy"].items())]
+    lines = [(f"{label}: run {f['run_id']}, {f['questions']} questions, {f['wall_s']} s; arbiter validity "
+              f"{f['arbiter_validity']}, hit@1 {f['hit_at_1']}, retrieval {f['retrieval_status']}"),
+             ("  accuracy " + ", ".join(f"{k} {v['correct']}/{v['n']} (failed {v['failed']})"
+                                        for k, v in f["accuracy"].items()))]
     for c in f["calls"]:
         lines.append(f"  {c['stage']:<8} {c['regime']:<10} calls {c['calls']:>3} valid {c['valid_calls']:>3} "
                      f"attempts {c['attempts']:>3} truncated {c['truncated']:>2} s/attempt {c['s_per_attempt']:>6} "
@@ -117,11 +117,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, required=True)
     ap.add_argument("--home", type=Path, required=True, help="an ingested dev-set home (a copy of the bench home)")
-    ap.add_argument("--limit", type=int, default=8, help="questions in the slice")
-    ap.add_argument("--pool", type=int, default=5, help="candidates per arbiter call (<= 8 keeps a call short)")
+    ap.add_argument("--limit", type=int, default=6, help="questions in the slice")
+    ap.add_argument("--pool", type=int, default=4, help="arbiter pool (a verdict: ~100-150 output tokens)")
     ap.add_argument("--top-k", type=int, default=3, help="passages given to generation")
     ap.add_argument("--max-output-tokens", type=int, default=160, help="generation output cap")
-    ap.add_argument("--text-chars", type=int, default=120, help="maxLength of free text (reasons, values)")
+    ap.add_argument("--text-chars", type=int, default=80, help="maxLength of free text (reasons, values)")
     args = ap.parse_args(argv)
     # SIGTERM unwinds like Ctrl-C, so the server's context manager stops it (it runs in its own process group)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
