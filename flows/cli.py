@@ -192,6 +192,9 @@ def _register_extras() -> None:
     app.command("backfill")(cli_ops.backfill_cmd)
     app.command("nightly")(cli_ops.nightly_cmd)
     app.command("serve")(cli_ops.serve_cmd)
+    from flows.cli_llm import llm_app  # lazy like the others: `arbiter llm serve`, the local llama.cpp server
+
+    app.add_typer(llm_app, name="llm")
     try:
         from flows import cli_learned
     except ImportError:  # pragma: no cover - the learned arbiter is optional

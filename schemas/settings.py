@@ -52,6 +52,14 @@ class LLMSettings(BaseModel):
     token_limit_param: str = Field("max_completion_tokens", description="output cap parameter: 'max_completion_tokens' "
                                    "(OpenAI) or 'max_tokens' (older OpenAI-compatible servers)")
     temperature: float | None = Field(None, description="sampling temperature (None = server default)")
+    structured_output: str = Field("json_schema", description="first structured-output mode tried: 'json_schema' "
+                                   "(strict), 'json_object' or 'prompt' (schema in the system message); a server "
+                                   "that rejects a mode moves the run to the next, recorded in llm_calls")
+    output_bounds: bool | None = Field(None, description="send size bounds in the schema (verdicts = pool size, "
+                                       "candidate ids as an enum, maxLength/maxItems); None = only to a non-OpenAI "
+                                       "base_url (OpenAI's strict mode documents no maxLength)")
+    bound_text_chars: int = Field(240, description="maxLength of every free-text field when output_bounds is on")
+    bound_list_items: int = Field(8, description="maxItems of every other list when output_bounds is on")
     durable_log: bool = Field(True, description="each llm_calls row is on disk before the call returns (journaled "
                               "beside the warehouse, inserted in batches; a killed run's rows are inserted on the next "
                               "open). False: no journal, rows of a killed run's last ~0.1 s are lost")

@@ -17,12 +17,14 @@ SHARED_DATA = Path(os.environ.get("ARBITER_SHARED_DATA", REPO.parent / "shared" 
 
 
 def pytest_collection_modifyitems(config, items):
-    if os.environ.get("ARBITER_LIVE_TESTS") == "1":
-        return
     skip_live = pytest.mark.skip(reason="live API test: set ARBITER_LIVE_TESTS=1 and an API key to run")
+    skip_local = pytest.mark.skip(reason="local-LLM tier (minutes on a CPU): set ARBITER_LOCAL_LLM_TESTS=1, or run "
+                                  ".ci/run, which builds llama-server and fetches the model first")
     for item in items:
-        if "live" in item.keywords:
+        if "live" in item.keywords and os.environ.get("ARBITER_LIVE_TESTS") != "1":
             item.add_marker(skip_live)
+        if "local_llm" in item.keywords and os.environ.get("ARBITER_LOCAL_LLM_TESTS") != "1":
+            item.add_marker(skip_local)
 
 
 @pytest.fixture(scope="session")

@@ -90,7 +90,7 @@ def attempts(wh):
 
 def test_success_maps_usage_and_sends_strict_schema(fake, wh):
     fake.enqueue_completion(GOOD, prompt_tokens=1500, cached_tokens=1024, completion_tokens=80, reasoning_tokens=64)
-    c, _ = make(fake, wh)
+    c, _ = make(fake, wh, output_bounds=False)  # what OpenAI itself is sent: the plain strict schema
     result = c.complete(request(max_output_tokens=300))
     assert result.parsed.value == "12.5 MEUR"
     assert result.usage == LLMUsage(input_tokens=1500, cached_tokens=1024, output_tokens=80, reasoning_tokens=64)
@@ -166,10 +166,11 @@ def test_persistent_500_fails_after_max_attempts(fake, wh):
 
 
 def test_400_is_terminal_and_not_retried(fake, wh):
-    fake.enqueue_error(400, "Invalid schema for response_format")
+    # a 400 that names no feature the provider can do without (those fall back: test_capabilities.py)
+    fake.enqueue_error(400, "Invalid 'messages[1].content': string too long")
     fake.enqueue_completion(GOOD)
     c, sleeps = make(fake, wh)
-    with pytest.raises(LLMCallFailed, match="HTTP 400.*Invalid schema"):
+    with pytest.raises(LLMCallFailed, match="HTTP 400.*string too long"):
         c.complete(request())
     assert len(fake.chat_requests()) == 1 and sleeps == []
     assert attempts(wh) == [(1, "error")]

@@ -63,6 +63,11 @@ class CallRecord:
     fallback_from: str | None
     replay_of: str | None
     created_at: datetime
+    # what the server was sent with and returned (m005); defaults: rows journaled before m005 still load
+    output_mode: str | None = None  # json_schema | json_object | prompt (openai provider)
+    token_param: str | None = None  # max_completion_tokens | max_tokens
+    capability_note: str | None = None  # a capability fallback this call made, and why (kept for the run)
+    server_timings: str | None = None  # JSON text: the server's own timings object (llama.cpp), as returned
 
 
 _COLUMNS = [f.name for f in fields(CallRecord)]

@@ -491,7 +491,22 @@ def m004_run_process(con: duckdb.DuckDBPyConnection) -> None:
 
 
 @migration
-def m009_eval_answer_found(con: duckdb.DuckDBPyConnection) -> None:
+def m005_eval_answer_found(con: duckdb.DuckDBPyConnection) -> None:
     """Whether an answer method gave a value (answer_found), so answer precision (correct / answered) and
     coverage (answered / answerable) are computed from eval_results alone."""
     con.execute("ALTER TABLE eval_results ADD COLUMN answer_found BOOLEAN;")
+
+
+@migration
+def m006_llm_server_reply(con: duckdb.DuckDBPyConnection) -> None:
+    """What an OpenAI-compatible server was sent with and returned, per attempt (issue #18): the structured-output
+    mode and token-limit parameter it accepted, the capability fallback a call made (so none is silent), and the
+    server's own ``timings`` (llama.cpp: cache_n, prompt/predicted tokens and ms)."""
+    con.execute(
+        """
+        ALTER TABLE llm_calls ADD COLUMN output_mode VARCHAR;
+        ALTER TABLE llm_calls ADD COLUMN token_param VARCHAR;
+        ALTER TABLE llm_calls ADD COLUMN capability_note VARCHAR;
+        ALTER TABLE llm_calls ADD COLUMN server_timings JSON;
+        """
+    )

@@ -45,6 +45,8 @@ class ProviderReply(BaseModel):
     usage: LLMUsage | None = Field(default=None, description="as reported by the API; None -> counted locally")
     raw: str | None = Field(default=None, description="full raw response body, when different from text")
     replay_of: str | None = Field(default=None, description="call_id the reply was replayed from (replay provider)")
+    meta: dict[str, Any] | None = Field(default=None, description="what the server was sent with and returned "
+                                        "beside the reply: output_mode, token_param, capability_note, timings")
 
 
 class LLMResult(BaseModel):
@@ -81,9 +83,10 @@ class InvalidOutputError(RuntimeError):
     """The reply did not validate (bad JSON, wrong schema, unknown ids). Retried once with the error stated."""
 
     def __init__(self, message: str, feedback: str | None = None, *, usage: LLMUsage | None = None,
-                 raw: str | None = None):
+                 raw: str | None = None, meta: dict[str, Any] | None = None):
         super().__init__(message)
         self.feedback = feedback or message
+        self.meta = meta  # the provider's ProviderReply.meta for the offending reply
         self.usage = usage  # tokens the invalid reply spent, when the provider knows them
         self.raw = raw  # the offending reply, for the llm_calls row
 

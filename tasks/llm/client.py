@@ -121,8 +121,9 @@ def feedback_message(error: InvalidOutputError) -> dict[str, str]:
 def call_record(*, call_id: str, group: str, run_id: str, request: LLMRequest, request_hash: str,
                 provider: Provider, status: str, usage: LLMUsage | None, response: str | None, parsed: str | None,
                 error: str | None, attempt: int, latency_ms: float, fallback_from: str | None = None,
-                replay_of: str | None = None, batch_api: bool = False) -> CallRecord:
+                replay_of: str | None = None, batch_api: bool = False, meta: dict[str, Any] | None = None) -> CallRecord:
     """The ``llm_calls`` row of one attempt (tokens NULL when unknown, e.g. a 429 that spent none)."""
+    meta = meta or {}
     return CallRecord(
         call_id=call_id, call_group=group, run_id=run_id, question_id=request.question_id, stage=request.stage,
         regime=request.regime, step=request.step, provider=provider.name, model=provider.model,
@@ -133,6 +134,9 @@ def call_record(*, call_id: str, group: str, run_id: str, request: LLMRequest, r
         reasoning_tokens=usage.reasoning_tokens if usage else None,
         tokens_counted=bool(usage and usage.counted), latency_ms=latency_ms, status=status, error=error,
         attempt=attempt, batch_api=batch_api, fallback_from=fallback_from, replay_of=replay_of, created_at=utcnow(),
+        output_mode=meta.get("output_mode"), token_param=meta.get("token_param"),
+        capability_note=meta.get("capability_note"),
+        server_timings=to_json(meta["timings"]) if meta.get("timings") is not None else None,
     )
 
 
@@ -267,17 +271,18 @@ class LLMClient:
         started = time.perf_counter()
 
         def record(status: str, usage: LLMUsage | None, response: str | None, parsed: str | None = None,
-                   error: str | None = None, replay_of: str | None = None) -> None:
+                   error: str | None = None, replay_of: str | None = None, meta: dict | None = None) -> None:
             if self.call_log is not None:
                 self.call_log.write(call_record(
                     call_id=call_id, group=group, run_id=self.run_id, request=request, request_hash=request_hash,
                     provider=provider, status=status, usage=usage, response=response, parsed=parsed, error=error,
                     attempt=attempt, latency_ms=(time.perf_counter() - started) * 1000,
-                    fallback_from=fallback_from, replay_of=replay_of,
+                    fallback_from=fallback_from, replay_of=replay_of, meta=meta,
                 ), wait=self.durable_log)
 
-        def fail(kind: str, exc: Exception, usage: LLMUsage | None, response: str | None) -> _Failure:
-            record("error", usage, response, error=f"{type(exc).__name__}: {exc}")
+        def fail(kind: str, exc: Exception, usage: LLMUsage | None, response: str | None,
+                 meta: dict | None = None) -> _Failure:
+            record("error", usage, response, error=f"{type(exc).__name__}: {exc}", meta=meta)
             return _Failure(kind, exc, usage)
 
         try:
@@ -285,8 +290,9 @@ class LLMClient:
         except TransientLLMError as exc:
             raise fail("transient", exc, exc.usage, None) from exc
         except InvalidOutputError as exc:
-            usage = exc.usage or (self._count(request, exc.raw or "") if provider.offline else None)
-            raise fail("invalid", exc, usage, exc.raw) from exc
+            # a reply came back but reported no usage (or an offline provider): count it, marked counted
+            usage = exc.usage or (self._count(request, exc.raw or "") if provider.offline or exc.raw else None)
+            raise fail("invalid", exc, usage, exc.raw, exc.meta) from exc
         except TerminalLLMError as exc:
             raise fail("terminal", exc, exc.usage, None) from exc
         except Exception as exc:  # a bug or an unmapped error: record it, then let it propagate unchanged
@@ -299,11 +305,11 @@ class LLMClient:
             if validate is not None:
                 validate(parsed)
         except InvalidOutputError as exc:
-            raise fail("invalid", exc, usage, response) from exc
+            raise fail("invalid", exc, usage, response, reply.meta) from exc
         except Exception as exc:
-            record("error", usage, response, error=f"{type(exc).__name__}: {exc}")
+            record("error", usage, response, error=f"{type(exc).__name__}: {exc}", meta=reply.meta)
             raise
-        record("ok", usage, response, parsed=parsed.model_dump_json(), replay_of=reply.replay_of)
+        record("ok", usage, response, parsed=parsed.model_dump_json(), replay_of=reply.replay_of, meta=reply.meta)
         return call_id, parsed, usage
 
     # -- helpers ----------------------------------------------------------------------------------------------------

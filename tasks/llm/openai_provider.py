@@ -13,8 +13,10 @@ import contextlib
 import copy
 import email.utils
 import json
+import logging
 import math
 import os
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -32,8 +34,25 @@ from tasks.llm.base import (
     TerminalLLMError,
     TransientLLMError,
 )
+from tasks.llm.capabilities import (
+    Capabilities,
+    bounded_schema,
+    capability_change,
+    is_openai,
+    schema_instruction,
+)
+
+log = logging.getLogger("arbiter.llm")
 
 TRANSIENT_STATUS = {408, 409, 429}
+
+
+class _Rejected(Exception):
+    """Internal: the server answered 400 to a feature we can do without; retry with ``caps``."""
+
+    def __init__(self, caps: Capabilities, note: str):
+        super().__init__(note)
+        self.caps, self.note = caps, note
 
 
 class SchemaNotStrictError(TypeError):
@@ -123,7 +142,7 @@ class OpenAIProvider:
         api_key: str | None = None,
         name: str = "openai",
         http_client: Any = None,
-        token_limit_param: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
+        token_limit_param: Literal["max_completion_tokens", "max_tokens"] | None = None,
         temperature: float | None = None,
     ):
         key = api_key
@@ -143,8 +162,14 @@ class OpenAIProvider:
         self.model = settings.model
         self.base_url = settings.base_url
         self.timeout_s = settings.timeout_s
-        self.token_limit_param = token_limit_param
         self.temperature = temperature
+        bounds = settings.output_bounds if settings.output_bounds is not None else not is_openai(settings.base_url)
+        # the run's capabilities: one provider per client per run, so a fallback learned here is reused by every
+        # later call of the run (and shows on each of their llm_calls rows)
+        self.caps = Capabilities(mode=settings.structured_output,
+                                 token_param=token_limit_param or settings.token_limit_param, bounds=bounds)
+        self._caps_lock = threading.Lock()
+        self.text_chars, self.list_items = settings.bound_text_chars, settings.bound_list_items
         self._schemas: dict[type[BaseModel], dict[str, Any]] = {}
         self._client = openai.OpenAI(
             api_key=key, base_url=settings.base_url, timeout=settings.timeout_s, max_retries=0,
@@ -157,20 +182,47 @@ class OpenAIProvider:
     def _scrub(self, text: str) -> str:
         return text.replace(self._secret, "***") if self._secret and self._secret != "not-needed" else text
 
+    @property
+    def token_limit_param(self) -> str:
+        return self.caps.token_param
+
+    def schema_for(self, request: LLMRequest, caps: Capabilities | None = None) -> dict[str, Any]:
+        """The strict schema of the request's model, bounded to this request when the capabilities say so."""
+        caps = caps or self.caps
+        schema = self._schemas.get(request.response_model)
+        if schema is None:
+            schema = self._schemas[request.response_model] = strict_json_schema(request.response_model)
+        if not caps.bounds:
+            return schema
+        return bounded_schema(schema, request.payload, text_chars=self.text_chars, list_items=self.list_items)
+
     def response_format(self, model: type[BaseModel]) -> dict[str, Any]:
         schema = self._schemas.get(model)
         if schema is None:
             schema = self._schemas[model] = strict_json_schema(model)
         return {"type": "json_schema", "json_schema": {"name": model.__name__, "schema": schema, "strict": True}}
 
-    def chat_body(self, request: LLMRequest) -> dict[str, Any]:
-        """The request body (also used for Batch API lines)."""
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": request.messages,
-            "response_format": self.response_format(request.response_model),
-            self.token_limit_param: request.max_output_tokens,
-        }
+    def chat_body(self, request: LLMRequest, caps: Capabilities | None = None) -> dict[str, Any]:
+        """The request body (also used for Batch API lines) under ``caps`` (default: the run's capabilities)."""
+        caps = caps or self.caps
+        schema = self.schema_for(request, caps)
+        messages = request.messages
+        if caps.mode == "json_schema":
+            response_format: dict[str, Any] | None = {
+                "type": "json_schema",
+                "json_schema": {"name": request.response_model.__name__, "schema": schema, "strict": True},
+            }
+        else:
+            # the server does not enforce the schema: state it (json_object also needs the word JSON present)
+            response_format = {"type": "json_object"} if caps.mode == "json_object" else None
+            messages = [dict(m) for m in request.messages]
+            if messages and messages[0].get("role") == "system":
+                messages[0]["content"] = messages[0]["content"] + schema_instruction(schema)
+            else:
+                messages.insert(0, {"role": "system", "content": schema_instruction(schema).strip()})
+        body: dict[str, Any] = {"model": self.model, "messages": messages, caps.token_param: request.max_output_tokens}
+        if response_format is not None:
+            body["response_format"] = response_format
         if self.temperature is not None:
             body["temperature"] = self.temperature
         return body
@@ -201,26 +253,59 @@ class OpenAIProvider:
             }.get(exc.status_code, "the request was rejected; fix it before retrying")
             raise TerminalLLMError(f"{detail} ({hint})") from exc
 
-    def send(self, request: LLMRequest) -> ProviderReply:
+    def _post(self, body: dict[str, Any], caps: Capabilities) -> httpx2.Response:
         with self.sdk_errors("for a chat completion"):
-            # The SDK's documented low-level call (README, "undocumented requests"): same transport, auth and
-            # error mapping as chat.completions.create, minus its param transform and model parsing, which
-            # cost half the client CPU per call; the body is plain JSON we built, and we keep the raw text.
-            response = self._client.post("/chat/completions", body=self.chat_body(request), cast_to=httpx2.Response)
-            body = response.text
+            try:
+                # The SDK's documented low-level call (README, "undocumented requests"): same transport, auth and
+                # error mapping as chat.completions.create, minus its param transform and model parsing, which
+                # cost half the client CPU per call; the body is plain JSON we built, and we keep the raw text.
+                return self._client.post("/chat/completions", body=body, cast_to=httpx2.Response)
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+                change = capability_change(f"{exc.message} {exc.body}", caps, formats=not is_openai(self.base_url))
+                if change is None:
+                    raise
+                raise _Rejected(change[0], self._scrub(
+                    f"{change[1]} (HTTP {exc.status_code} from {self.base_url or 'the OpenAI API'}: "
+                    f"{str(exc.message)[:200]})")) from exc
+
+    def send(self, request: LLMRequest) -> ProviderReply:
+        notes: list[str] = []
+        caps = self.caps
+        for _ in range(6):  # at most: token param, bounds, json_schema -> json_object -> prompt, and a spare
+            try:
+                response = self._post(self.chat_body(request, caps), caps)
+                break
+            except _Rejected as rejected:
+                notes.append(rejected.note)
+                with self._caps_lock:
+                    if self.caps == caps:  # another thread may have learned it already
+                        self.caps = rejected.caps
+                        log.warning("%s: %s; kept for the rest of this run", self.name, rejected.note)
+                    caps = self.caps
+        else:
+            raise TerminalLLMError(f"{self.base_url or 'the OpenAI API'} rejected every fallback: {'; '.join(notes)}")
+        body = response.text
+        meta = {"output_mode": caps.mode, "token_param": caps.token_param, "bounds": caps.bounds,
+                "capability_note": "; ".join(notes) or None}
         try:
             completion = json.loads(body)
         except json.JSONDecodeError as exc:
             raise TransientLLMError(f"{self.base_url or 'the OpenAI API'} answered HTTP {response.status_code} "
                                     f"with a non-JSON body: {self._scrub(body[:200])!r}") from exc
-        return self.reply_from_completion(completion, body)
+        return self.reply_from_completion(completion, body, meta)
 
-    def reply_from_completion(self, completion: dict[str, Any], body: str) -> ProviderReply:
-        """Map a chat completion (as a dict) to a reply, or raise InvalidOutputError for refusal / truncation."""
-        usage = usage_from(completion.get("usage"))
+    def reply_from_completion(self, completion: dict[str, Any], body: str,
+                              meta: dict[str, Any] | None = None) -> ProviderReply:
+        """Map a chat completion (as a dict) to a reply, or raise InvalidOutputError for refusal / truncation.
+
+        ``meta`` (the capabilities it was sent with) gains the server's ``timings`` (llama.cpp) when present."""
+        usage = usage_from(completion.get("usage"), completion.get("timings"))
+        meta = dict(meta or {})
+        if isinstance(completion.get("timings"), dict):
+            meta["timings"] = completion["timings"]
         choices = completion.get("choices") or []
         if not choices:
-            raise InvalidOutputError("the reply has no choices", usage=usage, raw=body)
+            raise InvalidOutputError("the reply has no choices", usage=usage, raw=body, meta=meta)
         choice = choices[0]
         message = choice.get("message") or {}
         finish = choice.get("finish_reason")
@@ -228,31 +313,34 @@ class OpenAIProvider:
             raise InvalidOutputError(
                 f"the model refused: {message['refusal']}",
                 feedback="You refused. This is a document-analysis task over the passages given; answer with the schema.",
-                usage=usage, raw=body,
+                usage=usage, raw=body, meta=meta,
             )
         if finish == "length":
             raise InvalidOutputError(
                 "the reply was cut off at the output token limit (finish_reason 'length')",
                 feedback="Your reply was cut off at the token limit. Keep every text field to one short line.",
-                usage=usage, raw=body,
+                usage=usage, raw=body, meta=meta,
             )
         if finish == "content_filter":
-            raise InvalidOutputError("the reply was stopped by the content filter", usage=usage, raw=body)
+            raise InvalidOutputError("the reply was stopped by the content filter", usage=usage, raw=body, meta=meta)
         content = message.get("content")
         if content is None:
-            raise InvalidOutputError(f"the reply has no content (finish_reason {finish!r})", usage=usage, raw=body)
-        return ProviderReply(text=content, usage=usage, raw=body)
+            raise InvalidOutputError(f"the reply has no content (finish_reason {finish!r})", usage=usage, raw=body,
+                                     meta=meta)
+        return ProviderReply(text=content, usage=usage, raw=body, meta=meta)
 
 
-def usage_from(usage: dict[str, Any] | None) -> LLMUsage | None:
-    """OpenAI usage -> LLMUsage (cached = prompt_tokens_details.cached_tokens, reasoning likewise)."""
+def usage_from(usage: dict[str, Any] | None, timings: dict[str, Any] | None = None) -> LLMUsage | None:
+    """OpenAI usage -> LLMUsage (cached = prompt_tokens_details.cached_tokens, reasoning likewise); a server that
+    reports no cached tokens there but llama.cpp ``timings`` gives them as ``cache_n``."""
     if not usage:
         return None
     prompt_details = usage.get("prompt_tokens_details") or {}
     completion_details = usage.get("completion_tokens_details") or {}
+    cache_n = timings.get("cache_n") if isinstance(timings, dict) else None
     return LLMUsage(
         input_tokens=usage.get("prompt_tokens") or 0,
-        cached_tokens=prompt_details.get("cached_tokens") or 0,
+        cached_tokens=prompt_details.get("cached_tokens") or cache_n or 0,
         output_tokens=usage.get("completion_tokens") or 0,
         reasoning_tokens=completion_details.get("reasoning_tokens") or 0,
     )
