@@ -55,7 +55,7 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
 
 def test_missing_build_tools_are_named(monkeypatch, tmp_path):
     monkeypatch.setattr(local_server.shutil, "which", lambda name: None)
-    with pytest.raises(LocalServerError, match=r"missing cmake, ninja, a C\+\+ compiler"):
+    with pytest.raises(LocalServerError, match=r"missing cmake, ninja or make, a C\+\+ compiler"):
         build_llama_server(tmp_path)
 
 
