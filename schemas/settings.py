@@ -20,10 +20,10 @@ from pydantic_settings import (
 
 class IngestSettings(BaseModel):
     parse_workers: int = Field(2, description="documents parsed and embedded at once by one process (threads)")
-    window_lines: int = Field(4, description="consecutive lines per BM25 line window (inside one section)")
-    window_stride: int = Field(2, description="lines between the starts of two BM25 windows")
-    embed_window_lines: int = Field(4, description="lines per embedded window; embedded windows never overlap")
-    embed_min_words: int = Field(3, description="embedded windows need this many words (BM25 indexes the rest)")
+    window_lines: int = Field(4, description="consecutive lines per embedded/BM25 line window (inside one section)")
+    window_stride: int = Field(2, description="lines between the starts of two windows")
+    embed_block_lines: int = Field(4, description="lines per block run through the embedder once (<= 128 tokens); "
+                                                  "window vectors are pooled from the blocks' token states")
     embed_batch_size: int = Field(32, description="windows per embedding batch")
 
 

@@ -1,4 +1,4 @@
-"""Embedding windows (each line once), the int8 onnxruntime MiniLM, the text-hash cache and the GPU route."""
+"""Blocks that run each line through the model once, the int8 onnxruntime MiniLM, the text cache, the GPU route."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import polars as pl
 import pytest
 
 from tasks.corpus import embed
+from tasks.corpus.blocks import block_spans, window_vectors
 from tasks.corpus.embed import OnnxMiniLMEmbedder, TorchMiniLMEmbedder, embed_unique, get_embedder
-from tasks.corpus.windows import build_embed_windows, build_windows, repeated_lines
+from tasks.corpus.windows import build_windows
 
 
 def _doc(pages: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Pages with a running head, a page number, body sentences and a row of numbers; two sections."""
+    """Pages of a running head, body sentences, a row of numbers and a page number; two sections."""
     rows, n = [], 0
     topics = ["retail", "cloud", "devices", "advertising", "logistics", "services", "media", "health"]
     for page in range(pages):
@@ -31,34 +32,35 @@ def _doc(pages: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:
     return lines, toc
 
 
-def test_embed_windows_cover_each_line_at_most_once_inside_a_section():
-    lines, toc = _doc()
-    w = build_embed_windows(lines, toc, size=4, min_words=0, skip_repeated=False)
-    covered = [ln for s, e in zip(w["line_start"], w["line_end"]) for ln in range(s, e + 1)]
-    assert sorted(covered) == lines["line_no"].to_list()  # every line, none twice
-    assert not any(s < 15 <= e for s, e in zip(w["line_start"], w["line_end"]))  # no window crosses sections
-    assert w["window_id"].to_list() == list(range(w.height))
-    overlapping = build_windows(lines, toc, 4, 2)
-    assert overlapping.height > w.height  # BM25's windows are unchanged: 4 lines every 2
-
-
-def test_running_heads_and_page_numbers_are_left_out_and_number_rows_skipped():
-    lines, toc = _doc()
-    heads = repeated_lines(lines)
-    texts = dict(zip(lines["line_no"], lines["text"]))
-    assert {texts[i] for i in heads} >= {"12.4 13.1 9.8", "Page 1", "Annual report 2020"}
-    assert not any("board reviewed" in texts[i] for i in heads)  # digits aside, body lines differ per page
-    w = build_embed_windows(lines, toc, size=4)
-    joined = "\n".join(w["text"])
-    assert "Page 3" not in joined and "Annual report" not in joined and "12.4" not in joined
-    assert "Net sales of cloud rose" in joined
-    numbers = pl.DataFrame({"doc_id": ["d"] * 2, "page": [0, 0], "line_no": [0, 1], "text": ["12.4 13.1", "$ 9 %"]})
-    assert build_embed_windows(numbers, toc.clear(), skip_repeated=False).height == 0  # left to BM25
+def test_blocks_cover_each_line_once_inside_a_section_and_the_token_cap():
+    sections = [0] * 6 + [1] * 3
+    spans = block_spans([5, 5, 5, 5, 5, 5, 100, 30, 1], sections, max_lines=4, budget=126)
+    assert spans == [(0, 4), (4, 6), (6, 7), (7, 9)]  # 4 lines; section end; 100 + 30 > 126; the rest
+    assert [i for a, b in spans for i in range(a, b)] == list(range(9))  # every line in exactly one block
+    assert block_spans([300], [0], max_lines=4) == [(0, 1)]  # a line past the cap is its own (truncated) block
 
 
 @pytest.fixture(scope="module")
 def onnx() -> OnnxMiniLMEmbedder:
     return get_embedder("minilm", "cpu", 4)
+
+
+def test_window_vectors_run_each_line_once_and_match_direct_embedding(onnx, monkeypatch):
+    lines, toc = _doc()
+    windows = build_windows(lines, toc, 4, 2)
+    seen: list[str] = []
+    real = onnx.token_states
+    monkeypatch.setattr(onnx, "token_states", lambda texts, **kw: seen.extend(texts) or real(texts, **kw))
+    vecs, blocks = window_vectors(onnx, lines, toc, windows, block_lines=4)
+    assert blocks == len(seen) and "\n".join(seen).split("\n") == lines["text"].to_list()  # each line once
+    monkeypatch.undo()
+    assert vecs.shape == (windows.height, 384) and np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    direct = onnx.embed(windows["text"].to_list())
+    cos = (vecs * direct).sum(axis=1)
+    aligned = [i for i, s in enumerate(windows["line_start"]) if (s % 15) % 4 == 0]  # windows that are a block
+    assert cos[aligned].min() > 0.97 and cos.mean() > 0.85
+    again, _ = window_vectors(onnx, lines, toc, windows, block_lines=4)
+    assert np.abs(again - vecs).max() <= 1e-6
 
 
 def test_int8_vectors_do_not_depend_on_batch_or_order(onnx):

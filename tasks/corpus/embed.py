@@ -90,11 +90,20 @@ class OnnxMiniLMEmbedder:
 
     def embed(self, texts: list[str], sort: bool = True) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, states in enumerate(self.token_states(texts, sort)):
+            pooled = states.mean(axis=0)  # mean pooling over the text's tokens, as the model was trained
+            out[i] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+        return out
+
+    def token_states(self, texts: list[str], sort: bool = True,
+                     encodings: list | None = None) -> list[np.ndarray]:
+        """Each text's last hidden states, (its tokens incl. [CLS]/[SEP], dim) float32, unpadded."""
         if not texts:
-            return out
-        encodings = self.tokenizer.encode_batch(list(texts))
+            return []
+        encodings = encodings or self.tokenizer.encode_batch(list(texts))
         order = (sorted(range(len(texts)), key=lambda i: len(encodings[i].ids)) if sort
                  else list(range(len(texts))))
+        out: list[np.ndarray | None] = [None] * len(texts)
         with self._lock:
             t0 = time.perf_counter()
             for a in range(0, len(order), self.batch_size):
@@ -108,9 +117,8 @@ class OnnxMiniLMEmbedder:
                     mask[r, :n] = 1
                 hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
                                                   "token_type_ids": np.zeros_like(ids)})[0]
-                m = mask[:, :, None].astype(np.float32)
-                pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)  # mean pooling, as trained
-                out[idx] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+                for r, i in enumerate(idx):
+                    out[i] = np.ascontiguousarray(hidden[r, :len(encodings[i].ids)], dtype=np.float32)
             self._tls.seconds = self.busy_seconds() + time.perf_counter() - t0
         return out
 

@@ -22,6 +22,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from schemas.settings import Settings
+from tasks.corpus.blocks import window_vectors
 from tasks.corpus.embed import embed_unique, get_embedder
 from tasks.corpus.parse import (
     PARSER_VERSION,
@@ -30,7 +31,7 @@ from tasks.corpus.parse import (
     ParsedDocument,
     parse_pdf,
 )
-from tasks.corpus.windows import build_embed_windows
+from tasks.corpus.windows import build_windows
 from warehouse import corpus
 from warehouse.db import Warehouse
 from warehouse.runs import record_error
@@ -46,14 +47,16 @@ class EmbedSpec:
     batch_size: int = 32
     threads: int = 0
     window_lines: int = 4
-    min_words: int = 3
+    window_stride: int = 2
+    block_lines: int = 4
 
     @classmethod
     def from_settings(cls, settings: Settings, threads: int | None = None) -> EmbedSpec:
         return cls(kind=settings.embedder.kind, device=settings.embedder.device,
                    batch_size=settings.ingest.embed_batch_size,
                    threads=settings.embedder.threads if threads is None else threads,
-                   window_lines=settings.ingest.embed_window_lines, min_words=settings.ingest.embed_min_words)
+                   window_lines=settings.ingest.window_lines, window_stride=settings.ingest.window_stride,
+                   block_lines=settings.ingest.embed_block_lines)
 
 
 @dataclass
@@ -64,10 +67,10 @@ class ParseOutcome:
     parsed: ParsedDocument | None = None
     error: DocumentError | None = None
     seconds: float = 0.0
-    windows: pl.DataFrame | None = None   # the embedded windows (build_embed_windows) ...
+    windows: pl.DataFrame | None = None   # the embedded windows (build_windows, as BM25's) ...
     vectors: np.ndarray | None = None     # ... and their unit vectors, row for row
     embedder: str | None = None
-    embedded: int = 0                     # texts actually run through the model (the rest were cached)
+    embedded: int = 0                     # sequences run through the model (blocks, or distinct texts)
     embed_seconds: float = 0.0
 
 
@@ -166,8 +169,11 @@ def embed_outcome(outcome: ParseOutcome, spec: EmbedSpec) -> ParseOutcome:
     embedder = get_embedder(spec.kind, spec.device, spec.batch_size, spec.threads or worker_threads())
     busy = getattr(embedder, "busy_seconds", None)
     b0 = busy() if busy else 0.0
-    windows = build_embed_windows(doc.lines, doc.toc, spec.window_lines, spec.min_words)
-    outcome.vectors, outcome.embedded = embed_unique(embedder, windows["text"].to_list())
+    windows = build_windows(doc.lines, doc.toc, spec.window_lines, spec.window_stride)  # BM25's own windows
+    if hasattr(embedder, "token_states"):  # each line through the model once, pooled into the windows
+        outcome.vectors, outcome.embedded = window_vectors(embedder, doc.lines, doc.toc, windows, spec.block_lines)
+    else:  # the torch (GPU) and hash embedders embed each window's text; repeated texts once
+        outcome.vectors, outcome.embedded = embed_unique(embedder, windows["text"].to_list())
     outcome.windows, outcome.embedder = windows, embedder.name
     # forward-pass time only where the embedder keeps it: not the wait while another thread's batch runs
     outcome.embed_seconds = busy() - b0 if busy else time.perf_counter() - t0
