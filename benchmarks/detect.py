@@ -152,9 +152,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="torch intra-op threads for query embedding (one short sentence gains nothing from more)")
     args = ap.parse_args(argv)
     offline_environment()
-    import torch
-
-    torch.set_num_threads(args.torch_threads)
+    try:  # lazy and optional: only the torch embedder ('minilm-torch', the gpu extra) has a thread pool to cap here
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        torch.set_num_threads(args.torch_threads)
     detect = {k: v for k, v in {"top_k_per_detector": args.top_k, "pool_size": args.pool_size}.items() if v}
     settings = Settings(home=args.home, embedder={"kind": args.embedder}, detect=detect)
     pdfs = sorted((args.data / "mmlongbench" / "pdfs").resolve().glob("*.pdf"))

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
-from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows import stop
 from flows.answer import answer_config, answer_into, open_run, question_docs
-from flows.ingest import ingest_into
+from flows.ingest import ProcessMany, flow_tasks, ingest_into
 from schemas.settings import Settings, get_settings
-from tasks.corpus.ingest import ParseOutcome, parse_document
 from tasks.evaluate.score import evaluation_summary, score_run
 from tasks.providers import use_arbiter
 from tasks.questions.load import ingest_questions, load_question_set
@@ -59,7 +57,7 @@ def gold_doc_ids(wh: Warehouse, questions: Path, data_root: Path) -> dict[str, l
 def evaluate_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings, *, data_root: Path | None,
                   regime: str = "both", profile: str | None = None, corpus_wide: bool = False,
                   limit: int | None = None, submit: bool = False,
-                  parse_many: Callable[[list[Path]], Iterable[ParseOutcome]] | None = None,
+                  process_many: ProcessMany | None = None,
                   log: Callable[[str], None] = print) -> dict[str, Any]:
     """Ingest, answer, score and summarise in an open warehouse (the flow's body; tests call it directly)."""
     if regime not in REGIMES:
@@ -72,7 +70,7 @@ def evaluate_into(wh: Warehouse, run_id: str, questions: Path, settings: Setting
     with tempfile.TemporaryDirectory(prefix="arbiter-eval-") as tmp:
         qpath = limited_question_set(questions, limit, Path(tmp))
         t = time.perf_counter()
-        ingest = ingest_into(wh, run_id, question_docs(qpath, root), settings, parse_many=parse_many, log=log)
+        ingest = ingest_into(wh, run_id, question_docs(qpath, root), settings, process_many=process_many, log=log)
         timings["ingest"] = time.perf_counter() - t
         gold_docs = None
         if corpus_wide:
@@ -103,12 +101,6 @@ def evaluate_into(wh: Warehouse, run_id: str, questions: Path, settings: Setting
     return summary
 
 
-def _parallel_parse(paths: list[Path]) -> Iterable[ParseOutcome]:
-    futures = [parse_document.submit(p) for p in paths]
-    for fut in as_completed(futures):
-        yield fut.result()
-
-
 @flow(name="evaluate", task_runner=ThreadPoolTaskRunner(max_workers=2))
 def evaluate_flow(questions: str, data_root: str | None = None, home: str | None = None, regime: str = "both",
                   arbiter: str | None = None, profile: str | None = None, limit: int | None = None,
@@ -127,7 +119,7 @@ def evaluate_flow(questions: str, data_root: str | None = None, home: str | None
         with fails_run(wh, run_id):
             summary = evaluate_into(wh, run_id, qpath, settings, data_root=root, regime=regime, profile=profile,
                                     corpus_wide=corpus_wide, limit=limit,
-                                    submit=settings.arbiter.provider == "openai", parse_many=_parallel_parse,
+                                    submit=settings.arbiter.provider == "openai", process_many=flow_tasks,
                                     log=logger.info)
         summary["seconds"] = round(time.perf_counter() - t0, 2)
         finish_run(wh, run_id, "partial" if summary["n_failed"] or summary["failures"] else "ok", summary)

@@ -1,9 +1,14 @@
-"""Prefect flow ``ingest``: PDFs -> lines, toc (DuckDB) + line-window vectors (LanceDB), incrementally."""
+"""Prefect flow ``ingest``: PDFs -> lines, toc (DuckDB) + line-window vectors (LanceDB), incrementally.
+
+Each file to (re)ingest is one ``process_document`` task (parse + embed, on whatever runs the tasks: two local
+threads, the flow's task runner, or a Dask cluster of process workers); the flow alone writes what they return.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from prefect import flow, get_run_logger
@@ -12,13 +17,13 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows import console
 from schemas.settings import Settings, get_settings
-from tasks.corpus.embed import get_embedder
 from tasks.corpus.ingest import (
+    EmbedSpec,
     IngestSummary,
     ParseOutcome,
     discover,
     is_unchanged,
-    parse_document,
+    process_document,
     store_document,
     vanished,
 )
@@ -27,10 +32,49 @@ from warehouse.db import Warehouse
 from warehouse.runs import fails_run, finish_run, start_run
 from warehouse.vectors import VectorStore
 
+# paths to process and the embedding to do (None: parse only) -> outcomes, in any order
+ProcessMany = Callable[[list[Path], EmbedSpec | None], Iterable[ParseOutcome]]
+
+
+def local_threads(workers: int = 2) -> ProcessMany:
+    """Documents on ``workers`` threads of this process: one parses while another embeds (onnxruntime and
+    PyMuPDF release the GIL; the embedder runs one forward pass at a time)."""
+    def process_many(paths: list[Path], spec: EmbedSpec | None) -> Iterable[ParseOutcome]:
+        if workers <= 1 or len(paths) <= 1:
+            yield from (process_document.fn(p, spec) for p in paths)
+            return
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ingest") as pool:
+            yield from pool.map(lambda p: process_document.fn(p, spec), paths)
+
+    return process_many
+
+
+def flow_tasks(paths: list[Path], spec: EmbedSpec | None) -> Iterable[ParseOutcome]:
+    """Documents as tasks on the running flow's own task runner (threads, or Dask via ``with_options``)."""
+    futures = [process_document.submit(str(p), spec) for p in paths]
+    for fut in as_completed(futures):
+        yield fut.result()
+
+
+def on_runner(runner) -> ProcessMany:
+    """Documents as tasks on a task runner of their own (the nightly's ``[scale]`` Dask runner); None: the flow's."""
+    def process_many(paths: list[Path], spec: EmbedSpec | None) -> Iterable[ParseOutcome]:
+        if not paths:
+            return
+        if runner is None:
+            yield from flow_tasks(paths, spec)
+            return
+        with runner.duplicate() as active:
+            futures = [active.submit(process_document, {"path": str(p), "spec": spec}) for p in paths]
+            for fut in as_completed(futures):
+                yield fut.result()
+
+    return process_many
+
 
 def ingest_into(wh: Warehouse, run_id: str, inputs: list[Path], settings: Settings,
-                parse_many: Callable[[list[Path]], Iterable[ParseOutcome]] | None = None,
-                log: Callable[[str], None] = print, embed: bool = True) -> IngestSummary:
+                process_many: ProcessMany | None = None, log: Callable[[str], None] = print,
+                embed: bool = True) -> IngestSummary:
     """Ingest files/folders into an open warehouse; shared by the flow, ``answer``/``evaluate`` and tests."""
     t0 = time.perf_counter()
     summary = IngestSummary(run_id=run_id)
@@ -43,33 +87,27 @@ def ingest_into(wh: Warehouse, run_id: str, inputs: list[Path], settings: Settin
         else:
             todo.append(path)
     console.tee(log)(f"ingest: {len(files)} file(s), {len(summary.skipped)} unchanged, {len(todo)} to parse")
-    vectors = embedder = None
-    if todo and embed:
-        vectors = VectorStore(settings.lance_dir)
-        embedder = get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size)
-    parse_many = parse_many or (lambda paths: (parse_document.fn(p) for p in paths))
+    vectors = VectorStore(settings.lance_dir) if todo and embed else None
+    spec = EmbedSpec.from_settings(settings) if vectors is not None else None
+    process_many = process_many or local_threads(settings.ingest.parse_workers)
     bar = console.Progress("ingest", len(todo), unit=" files").start()
-    for i, outcome in enumerate(parse_many(todo), start=1):
-        store_document(wh, vectors, embedder, run_id, outcome, settings, summary)
+    for i, outcome in enumerate(process_many(todo, spec), start=1):
+        store_document(wh, vectors, run_id, outcome, summary)
         bar.update(note=outcome.path.name)
         if outcome.error is not None:
             console.tee(log)(f"[{i}/{len(todo)}] FAILED {outcome.path.name}: {outcome.error}")
         else:
             doc = outcome.parsed
+            n_win = outcome.windows.height if outcome.windows is not None else 0
             log(f"[{i}/{len(todo)}] {outcome.path.name}: {doc.pages} pages, {doc.lines.height} lines, "
-                f"{doc.toc.height} sections ({doc.toc_source}), {outcome.seconds:.2f}s")
+                f"{doc.toc.height} sections ({doc.toc_source}), {n_win} windows; parse {outcome.seconds:.2f}s, "
+                f"embed {outcome.embed_seconds:.2f}s")
     bar.close()
     summary.missing = corpus.mark_missing(wh, run_id, vanished(wh, roots, files))
     for path in summary.missing:
         log(f"missing: {path} is gone; marked, no longer searched")
     summary.seconds = time.perf_counter() - t0
     return summary
-
-
-def _parallel_parse(paths: list[Path]) -> Iterable[ParseOutcome]:
-    futures = [parse_document.submit(p) for p in paths]
-    for fut in as_completed(futures):
-        yield fut.result()
 
 
 @flow(name="ingest", task_runner=ThreadPoolTaskRunner(max_workers=2))
@@ -80,7 +118,7 @@ def ingest_flow(paths: list[str], home: str | None = None) -> dict:
     with Warehouse(settings.duckdb_path) as wh:
         run_id = start_run(wh, "ingest", {"paths": paths, "home": str(settings.home)})
         with fails_run(wh, run_id):
-            summary = ingest_into(wh, run_id, [Path(p) for p in paths], settings, _parallel_parse, logger.info)
+            summary = ingest_into(wh, run_id, [Path(p) for p in paths], settings, flow_tasks, logger.info)
         status = "partial" if summary.failed else "ok"
         finish_run(wh, run_id, status, summary.as_dict())
         logger.info(

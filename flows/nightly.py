@@ -12,21 +12,18 @@ from __future__ import annotations
 import json
 import time
 import tomllib
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from prefect import flow, get_run_logger
-from prefect.futures import as_completed
 from pydantic import BaseModel, Field, model_validator
 
 from flows import stop
 from flows.answer import answer_config, answer_into, question_docs
-from flows.ingest import ingest_into
+from flows.ingest import ingest_into, on_runner
 from flows.report import report_into
 from schemas.settings import Settings, get_settings
-from tasks.corpus.ingest import ParseOutcome, parse_document
 from tasks.providers import use_arbiter
 from warehouse import diff as runs_store
 from warehouse.db import Warehouse
@@ -48,12 +45,13 @@ class QuestionSetSpec(BaseModel):
 
 
 class ScaleSpec(BaseModel):
-    """Where the PDF parse tasks run. Only parsing is distributed: the warehouse has one writer, this flow."""
+    """Where the ingest tasks (parse + embed, one per PDF) run; the warehouse has one writer, this flow."""
 
     task_runner: Literal["threads", "dask"] = "threads"
     dask_address: str | None = Field(None, description="scheduler of a running Dask cluster (tcp://host:8786); "
                                                        "None with 'dask' = a local cluster")
-    dask_workers: int = Field(2, ge=1, description="local Dask cluster: workers (threads) when no address is given")
+    dask_workers: int = Field(2, ge=1, description="local Dask cluster: process workers (one thread each) "
+                                                   "when no address is given")
 
 
 class NightlyConfig(BaseModel):
@@ -106,7 +104,9 @@ def load_config(path: Path | str) -> NightlyConfig:
 
 
 def task_runner_for(scale: ScaleSpec):
-    """The task runner the parse tasks are submitted to (prefect-dask for 'dask': pip install prefect-dask)."""
+    """The task runner the ingest tasks are submitted to (prefect-dask for 'dask': pip install prefect-dask).
+    A local cluster has process workers: parsing and embedding are CPU-bound Python and native code, and one
+    process per core is what runs them in parallel; each worker loads the embedder once."""
     if scale.task_runner == "threads":
         return None
     try:
@@ -115,26 +115,8 @@ def task_runner_for(scale: ScaleSpec):
         raise RuntimeError("scale.task_runner = 'dask' needs prefect-dask: pip install 'arbiter[scale]'") from exc
     if scale.dask_address:
         return DaskTaskRunner(address=scale.dask_address)
-    return DaskTaskRunner(cluster_kwargs={"processes": False, "n_workers": 1,
-                                          "threads_per_worker": scale.dask_workers})
-
-
-def parse_with(runner) -> Any:
-    """``parse_many`` for :func:`flows.ingest.ingest_into`: parse tasks on ``runner`` (None: the flow's own)."""
-    def parse_many(paths: list[Path]) -> Iterable[ParseOutcome]:
-        if not paths:
-            return
-        if runner is None:
-            futures = [parse_document.submit(p) for p in paths]
-            for fut in as_completed(futures):
-                yield fut.result()
-            return
-        with runner.duplicate() as active:
-            futures = [active.submit(parse_document, {"path": p}) for p in paths]
-            for fut in futures:
-                yield fut.result()
-
-    return parse_many
+    return DaskTaskRunner(cluster_kwargs={"processes": True, "n_workers": scale.dask_workers,
+                                          "threads_per_worker": 1})
 
 
 def _child(wh: Warehouse, nightly_id: str, flow_name: str, key: str, value: str) -> str | None:
@@ -157,7 +139,7 @@ def nightly_into(wh: Warehouse, nightly_id: str, cfg: NightlyConfig, settings: S
         ingest_id = start_run(wh, "ingest", {"stage": "corpora", "paths": [str(p) for p in corpus_paths]},
                               run_id=ingest_id, parent_run_id=nightly_id)
         with fails_run(wh, ingest_id):
-            summary = ingest_into(wh, ingest_id, corpus_paths, settings, parse_with(task_runner_for(cfg.scale)), log)
+            summary = ingest_into(wh, ingest_id, corpus_paths, settings, on_runner(task_runner_for(cfg.scale)), log)
         finish_run(wh, ingest_id, "partial" if summary.failed else "ok", summary.as_dict())
         out.update(ingest_run_id=ingest_id, ingest=summary.as_dict())
     for qs in cfg.question_sets:
@@ -171,7 +153,7 @@ def nightly_into(wh: Warehouse, nightly_id: str, cfg: NightlyConfig, settings: S
             with fails_run(wh, run_id):  # a stop (SIGTERM) leaves the set's run 'interrupted', not 'running'
                 docs = question_docs(qs.questions, qs.data_root)
                 if docs:
-                    ingest_into(wh, run_id, docs, s, parse_with(task_runner_for(cfg.scale)), log)
+                    ingest_into(wh, run_id, docs, s, on_runner(task_runner_for(cfg.scale)), log)
                 summary = answer_into(wh, run_id, qs.questions, s, data_root=qs.data_root, regime=regime,
                                       profile=profile, submit=submit and s.arbiter.provider == "openai", log=log)
         except Exception as exc:  # one set's failure is recorded; the other sets still run

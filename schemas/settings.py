@@ -19,15 +19,18 @@ from pydantic_settings import (
 
 
 class IngestSettings(BaseModel):
-    parse_workers: int = Field(2, description="parallel PDF parse tasks (Prefect ThreadPoolTaskRunner workers)")
+    parse_workers: int = Field(2, description="documents parsed and embedded at once by one process (threads)")
     window_lines: int = Field(4, description="consecutive lines per embedded/BM25 line window (inside one section)")
     window_stride: int = Field(2, description="lines between the starts of two windows")
+    embed_block_lines: int = Field(4, description="lines per block run through the embedder once (<= 128 tokens); "
+                                                  "window vectors are pooled from the blocks' token states")
     embed_batch_size: int = Field(32, description="windows per embedding batch")
 
 
 class EmbedderSettings(BaseModel):
-    kind: str = Field("minilm", description="'minilm' (bundled all-MiniLM-L6-v2, offline) or 'hash' (tiny deterministic, tests only)")
-    device: str = Field("cpu", description="torch device for the local embedder")
+    kind: str = Field("minilm", description="'minilm' (bundled all-MiniLM-L6-v2, offline), 'minilm-torch' (same model through torch) or 'hash' (tests only)")
+    device: str = Field("cpu", description="'cpu' (int8 onnxruntime) or a torch device such as 'cuda' (needs the gpu extra)")
+    threads: int = Field(0, description="onnxruntime threads per embedder (0 = every core; Dask process workers use 1)")
 
 
 class DetectSettings(BaseModel):
@@ -128,6 +131,8 @@ class Settings(BaseSettings):
     )
 
     home: Path = Field(Path(".arbiter"), description="warehouse home: warehouse.duckdb, lance/, reports/, models/")
+    lance_uri: str | None = Field(None, description="line-window vectors: a folder or an object-store URI "
+                                                    "(s3://, gs://, az://); unset = <home>/lance")
     ingest: IngestSettings = IngestSettings()
     embedder: EmbedderSettings = EmbedderSettings()
     detect: DetectSettings = DetectSettings()
@@ -148,7 +153,10 @@ class Settings(BaseSettings):
         return self.home / "warehouse.duckdb"
 
     @property
-    def lance_dir(self) -> Path:
+    def lance_dir(self) -> Path | str:
+        """Where LanceDB keeps the vectors: ``lance_uri`` when set (an object-store URI stays a string)."""
+        if self.lance_uri:
+            return self.lance_uri if "://" in self.lance_uri else Path(self.lance_uri)
         return self.home / "lance"
 
     @property

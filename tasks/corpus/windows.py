@@ -1,7 +1,8 @@
 """Line windows: a few consecutive lines inside one section, the unit that is embedded and BM25-indexed.
 
 Windows are a pure function of ``lines`` and ``toc`` so detection can rebuild exactly the windows that ingest
-embedded (same ids) without storing their text twice.
+embedded (same ids) without storing their text twice. Their vectors come from blocks that run each line through
+the model once (``blocks``), not from embedding each overlapping window's text.
 """
 
 from __future__ import annotations
@@ -74,3 +75,4 @@ def section_of_lines(line_nos: list[int], toc: pl.DataFrame) -> list[int | None]
         stack = [(end, sid) for end, sid in stack if end >= ln]
         out.append(stack[-1][1] if stack else None)
     return out
+

