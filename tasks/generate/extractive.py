@@ -82,7 +82,7 @@ def pick_entity(r: Reader) -> list[Pick]:
     noun = r.asked.entity_noun
     for ss in r.sents:
         for s in ss:
-            cov, n = r.coverage(s)
+            cov, n = r.label_coverage(s)
             if not n:
                 continue
             for ln in dict.fromkeys(s.lines):
@@ -290,7 +290,8 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     asked: Asked = asked_class(question)
     if asked.multi_part and asked.cls != "list" and (parts := answer_parts(question, passages)) is not None:
         return parts
-    if why := reader_cannot_state(question.get("text") or ""):
+    printed = "\n".join(ln.get("text") or "" for p in passages for ln in p.get("lines") or [])
+    if why := reader_cannot_state(question.get("text") or "", printed):
         return abstain(Reader(question, passages, asked), why)
     r = Reader(question, passages, asked)
     single = len(passages) == 1
