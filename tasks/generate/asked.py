@@ -40,7 +40,8 @@ _IDENTIFIER_RE = re.compile(r"\b(?:(?:tele)?phone|fax|serial|account|registratio
 _COUNT_RE = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bhow often\b", re.I)
 _DATE_RE = re.compile(r"^\s*when\b|\bwhen (?:is|was|did|does|do|will|are|were)\b|\b(?:what|which) "
                       r"(?:date|day|year|month|time)\b|\bon what date\b|\bin what year\b|\bsince when\b|"
-                      r"\bfrom what date\b|\bby what date\b|\bwhat is the (?:effective|start|end|due) date\b", re.I)
+                      r"\bfrom what date\b|\bby what date\b|\bwhat is the (?:effective|start|end|due) date\b|"
+                      r"\byyyy-mm-dd\b|\bformat the date\b", re.I)
 _ENTITY_NOUN_RE = re.compile(
     r"\b(?:which|what|whose)\s+(?:(?:[a-z]+)\s+){0,2}?(state|country|countries|city|cities|company|companies|"
     r"firm|organi[sz]ation|person|people|court|province|region|county|law|bank|agency|party|university|"

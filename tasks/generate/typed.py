@@ -300,6 +300,7 @@ def pick_date(r: Reader) -> list[Pick]:
     prefs = {"year": 0.5 * bool(re.search(r"\byears?\b", r.q_low)), "quarter": 0.5 * ("quarter" in r.q_low),
              "month_year": 0.4 * bool(re.search(r"\bmonths?\b", r.q_low)),
              "time": 0.8 if re.search(r"\btime\b|o'clock|\bhour\b", r.q_low) else -0.5}
+    iso = "yyyy-mm-dd" in r.q_low
     year_only = bool(re.search(r"\b(?:which|what|in what) year\b|\byear (?:was|did|is|does)\b", r.q_low))
     out = []
     for rows in r.by_passage:
@@ -317,6 +318,8 @@ def pick_date(r: Reader) -> list[Pick]:
                 score = 1.5 * cov + V.DATE_KIND_SCORE[d.kind] / 8 + prefs.get(d.kind, 0.0) + _proximity(s, r, pos) \
                     - 0.03 * ln.pidx
                 text = d.text
+                if iso and (as_iso := V.iso_date(d.text)):
+                    text = as_iso  # the format the question asks for
                 if year_only and d.kind in ("full_date", "month_year", "quarter"):
                     text = V.year_of(d.text) or d.text  # "Which year ...?" asks for the year, not the day
                 out.append(Pick(text, [ln], score, cov, n, d.kind, 0.6 if d.kind != "year" or year_only else 0.3))
