@@ -105,7 +105,8 @@ def pick_entity(r: Reader) -> list[Pick]:
                             "contact": 0.9 if _cue(r, "contact") else -0.3}[v.kind]
                     if v.kind in labelled:
                         pref += 0.3
-                    if v.kind == "contact" and any(len(w) >= 4 and w in v.text.lower() for w in r.terms.words):
+                    local = v.text.lower().split("@")[0]  # an e-mail's own part, not the shared domain
+                    if v.kind == "contact" and any(len(w) >= 3 and w in local for w in r.terms.words):
                         pref += 0.4  # the address carries the asked person's or body's name
                     if noun and v.kind == "name" and n_words >= 2 and v.text.lower().endswith(noun) \
                             and stem(v.text.split()[0]) not in skip:
