@@ -98,3 +98,4 @@ def test_a_kind_of_the_asked_noun_even_as_a_heading():
                [passage("c1", 0, ["DISTRICT COURT", "COUNTY OF NORTHFIELD", "Case No. 21-0042"],
                         section="DISTRICT COURT")])
     assert isinstance(a, AnswerWithEvidence) and (a.answer_found, a.value) == (True, "DISTRICT COURT")
+
