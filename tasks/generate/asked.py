@@ -40,7 +40,8 @@ _IDENTIFIER_RE = re.compile(r"\b(?:(?:tele)?phone|fax|serial|account|registratio
 _COUNT_RE = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bhow often\b", re.I)
 _DATE_RE = re.compile(r"^\s*when\b|\bwhen (?:is|was|did|does|do|will|are|were)\b|\b(?:what|which) "
                       r"(?:date|day|year|month|time)\b|\bon what date\b|\bin what year\b|\bsince when\b|"
-                      r"\bfrom what date\b|\bby what date\b|\bwhat is the (?:effective|start|end|due) date\b", re.I)
+                      r"\bfrom what date\b|\bby what date\b|\bwhat is the (?:effective|start|end|due) date\b|"
+                      r"\byyyy-mm-dd\b|\bformat the date\b", re.I)
 _ENTITY_NOUN_RE = re.compile(
     r"\b(?:which|what|whose)\s+(?:(?:[a-z]+)\s+){0,2}?(state|country|countries|city|cities|company|companies|"
     r"firm|organi[sz]ation|person|people|court|province|region|county|law|bank|agency|party|university|"
@@ -65,22 +66,51 @@ _COMPUTED_RE = re.compile(
     r"(?:higher|lower|more|less|greater|smaller|larger|bigger) than|compared (?:to|with)|increase[sd]? by|"
     r"decrease[sd]? by|grow(?:th)? (?:by|of)|change (?:in|from|between)|times (?:higher|larger|more)|"
     r"percentage points?|multipl\w+|divided|subtract\w*|add(?:ing)? up)\b", re.I)
+COLOUR = r"red|green|blue|yellow|orange|purple|grey|gray|black|white|pink|brown|beige|caramel|violet|gold|silver"
 _VISUAL_RE = re.compile(
-    r"\b(?:colou?rs?|colou?red|red|green|blue|yellow|orange|purple|grey|gray|black|white|pink|brown|"
+    rf"\b(?:colou?rs?|colou?red|{COLOUR}|"
     r"logos?|icons?|pictures?|photos?|photographs?|images?|drawn|draw|shown in (?:the )?(?:figure|image|picture|"
     r"chart|graph|map|diagram)|in (?:the )?(?:figure|image|picture|chart|graph|map|diagram|slide|screenshot)s?\b|"
     r"(?:top|bottom|left|right)(?:[- ]most)? (?:of|corner|side)|demonstrated|illustrated|depicted|plotted|"
     r"standing|wearing|bar|line chart|pie chart|legend|axis)\b", re.I)
 
 
-def reader_cannot_state(text: str) -> str | None:
-    """Why an extractive reader cannot answer ``text`` (a computed value, a reading of a picture), else None."""
+def reader_cannot_state(text: str, printed: str = "") -> str | None:
+    """Why an extractive reader cannot answer ``text`` (a computed value, a reading of a picture), else None.
+    A colour the question names that the passages' text ``printed`` itself names is a legend the text states
+    ("green  very cold milk (up to 8 °C)"), not a picture: readable."""
     ask = re.split(r"(?<=\?)\s+", text.strip())[-1] if text.count("?") >= 2 else text
+    colours = {c.lower() for c in re.findall(rf"(?i)\b(?:{COLOUR})\b", ask)}
+    legend = bool(colours) and all(re.search(rf"(?i)\b{c}\b", printed) for c in colours)
+    if legend:
+        ask = re.sub(rf"(?i)\b(?:{COLOUR})\b|\bcolou?r(?:s|ed)?\b", " ", ask)
     if m := _VISUAL_RE.search(ask):
         return f"the question asks what a figure or picture shows ({m.group(0)!r}); text extraction cannot read it"
     if m := _COMPUTED_RE.search(ask):
         return f"the question asks for a computed value ({m.group(0)!r}); the passages would have to state it"
     return None
+
+
+# The physical quantity a question names, with the units that measure it (physics, not a domain list): a measure in
+# another quantity's units is never the answer to it.
+DIMENSIONS = {
+    "temperature": {"°c", "°f"}, "weight": {"g", "kg", "mg", "lb", "lbs", "oz"},
+    "length": {"mm", "cm", "m", "km"}, "volume": {"ml", "l"}, "speed": {"mph", "km/h"},
+    "power": {"w", "kw", "mw"}, "voltage": {"v"}, "frequency": {"hz", "khz", "mhz", "ghz"},
+    "storage": {"kb", "mb", "gb", "tb"}, "charge": {"mah"},
+}
+_DIMENSION_RE = {
+    "temperature": r"temperatures?|how (?:hot|cold|warm)|degrees?", "weight": r"weights?|weighs?|mass|how heavy",
+    "length": r"lengths?|heights?|widths?|depths?|distances?|how (?:tall|far|wide|deep|high)",
+    "volume": r"volumes?|capacity (?:in|of) (?:litres|liters|ml)", "speed": r"speeds?|how fast", "power": r"power|wattage",
+    "voltage": r"voltages?", "frequency": r"frequenc(?:y|ies)", "storage": r"storage|memory|ram|file size",
+    "charge": r"battery capacity",
+}
+
+
+def dimension_of(text: str) -> str:
+    """The physical quantity the question asks ("what temperature ..." -> temperature), else ''."""
+    return next((d for d, rx in _DIMENSION_RE.items() if re.search(rf"(?i)\b(?:{rx})\b", text)), "")
 
 
 @dataclass(frozen=True)
@@ -93,6 +123,7 @@ class Asked:
     entity_noun: str = ""
     multi_part: bool = False
     reasons: list[str] = field(default_factory=list)
+    dimension: str = ""  # the physical quantity a plain number asks for (temperature, weight, ...), if named
 
     @property
     def numeric(self) -> bool:
@@ -165,5 +196,7 @@ def asked_class(question: dict[str, Any]) -> Asked:
     if shape == "boolean":
         return Asked("yesno", multi_part=multi, reasons=["boolean shape"])
     if shape == "amount":
-        return Asked("number", multi_part=multi, reasons=["amount shape"])
+        dim = dimension_of(ask)
+        return Asked("number", multi_part=multi, dimension=dim,
+                     reasons=["amount shape"] + ([f"asks a {dim}"] if dim else []))
     return Asked("text", multi_part=multi, reasons=[f"{shape} shape"])

@@ -82,12 +82,15 @@ def pick_entity(r: Reader) -> list[Pick]:
     noun = r.asked.entity_noun
     for ss in r.sents:
         for s in ss:
-            cov, n = r.coverage(s)
-            if not n:
+            cov, n = r.label_coverage(s)
+            # "Tel: 01983 873655" under the asked home's heading: the line names the identifier's kind, the
+            # context names its subject
+            labelled = {c for c in ("identifier", "contact") if _cue(r, c) and _CUES[c].search(s.text.lower())}
+            if not n and not (labelled and cov > 0):
                 continue
             for ln in dict.fromkeys(s.lines):
-                if _HEADING_LINE.match(ln.text):
-                    continue  # a heading names the section, not the answer
+                if _HEADING_LINE.match(ln.text) and not (noun and ln.text.strip().lower().endswith(noun)):
+                    continue  # a heading names the section, not the answer ("SUPERIOR COURT" names a court)
                 lv = V.label_value(ln.text)
                 if lv and matched(r.terms.words, stems(lv[0])):
                     out.append(Pick(lv[1], [ln], 1.5 * cov + 0.5, cov, n, "label", 0.5))
@@ -100,13 +103,21 @@ def pick_entity(r: Reader) -> list[Pick]:
                     pref = {"quoted": 0.3, "name": 0.2 + 0.1 * (2 <= n_words <= 4),
                             "identifier": 0.6 if _cue(r, "identifier") else -0.3,
                             "contact": 0.9 if _cue(r, "contact") else -0.3}[v.kind]
+                    if v.kind in labelled:
+                        pref += 0.3
+                    local = v.text.lower().split("@")[0]  # an e-mail's own part, not the shared domain
+                    if v.kind == "contact" and any(len(w) >= 3 and w in local for w in r.terms.words):
+                        pref += 0.4  # the address carries the asked person's or body's name
+                    if noun and v.kind == "name" and n_words >= 2 and v.text.lower().endswith(noun) \
+                            and stem(v.text.split()[0]) not in skip:
+                        pref += 0.6  # "what type of court" -> "SUPERIOR COURT": a kind of the asked noun
                     if v.kind == "name" and _cue(r, "who") and 2 <= n_words <= 3:
                         pref += 0.3
                     if noun and (v.text.lower().startswith(noun[:5]) or re.search(
                             rf"(?i)\b{re.escape(noun[:5])}\w*\s+of\s+{re.escape(v.text)}|"
                             rf"{re.escape(v.text)}\s+{re.escape(noun[:5])}", ln.text)):
                         pref += 0.6
-                    out.append(Pick(v.text, [ln], 1.5 * cov + pref - 0.03 * ln.pidx, cov, n, v.kind,
+                    out.append(Pick(v.text, [ln], 1.5 * cov + pref - 0.03 * ln.pidx, cov, max(n, v.kind in labelled), v.kind,
                                     0.5 if pref >= 0.5 else 0.3))
     return out
 
@@ -290,7 +301,8 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     asked: Asked = asked_class(question)
     if asked.multi_part and asked.cls != "list" and (parts := answer_parts(question, passages)) is not None:
         return parts
-    if why := reader_cannot_state(question.get("text") or ""):
+    printed = "\n".join(ln.get("text") or "" for p in passages for ln in p.get("lines") or [])
+    if why := reader_cannot_state(question.get("text") or "", printed):
         return abstain(Reader(question, passages, asked), why)
     r = Reader(question, passages, asked)
     single = len(passages) == 1

@@ -18,7 +18,7 @@ Rules, first match wins (the rule name is recorded on the answer row):
 Budgets: batch sees at most ``top_k`` passages in one call; sequential steps over at most ``top_k`` passages
 within ``seq_max_tokens`` input tokens and ``seq_max_seconds`` wall seconds. Once the passages are read,
 :func:`cap_at_batch` lowers the sequential token budget to ``seq_max_batch_share`` of the batch prompt over the
-same passages (default 1.0; 0 turns it off): a question that finds nothing in any passage would otherwise pay K prompts' fixed
+same passages (default 0.65; 0 turns it off): a question that finds nothing in any passage would otherwise pay K prompts' fixed
 instructions, more than batch, and auto would cost more than all-batch.
 """
 

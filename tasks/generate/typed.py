@@ -16,12 +16,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tasks.generate import values as V
-from tasks.generate.asked import TIME_UNITS, Asked
+from tasks.generate.asked import COLOUR, DIMENSIONS, TIME_UNITS, Asked
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, Sentence, Terms, matched, sentences, stem, stems
 
 _EXCLUDED_RE = re.compile(r"(?i)\b(?:without|other than|except(?: for)?|excluding|apart from|besides)\s+"
                           r"((?:(?!and\b|or\b|but\b)[\w'-]+\s*){1,3})")
+# Where in the document the question says to look ("on the first page", "on page 3", "in the last slide", "as
+# mentioned in the document"): framing, not the subject; a sentence that states the answer does not repeat it.
+# The first page is page 0 of its document, so a sentence elsewhere does not answer; other ordinals ("last page") and
+# printed page numbers cannot be checked against a passage, so only the number is dropped and "last" stays a term.
+_LOCATION_RE = re.compile(r"(?i)\b(?:(first|front|cover|title)\s+)(?:page|slide|sheet)\b|"
+                          r"\b(?:page|slide|sheet)s?\s+(\d{1,4})\b")
 _HEADING_TEXT = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|ARTICLE|Article|PART|Part|SECTION|Section|Item)\s")
+SHORT_LINE_WORDS = 5  # a line this short is a label, a title or a name of its own, not prose
 MAX_CELL_WORDS = 2  # words besides the value on a line that still reads as a bare value cell
 _REFERENCE_SECTION = re.compile(r"(?:^|> )(?:index|contents|table of contents)\b")
 _DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")
@@ -65,7 +72,15 @@ class Reader:
                    "there", "allow", "allowed", "permit", "permitted",
                    # answer-format instructions are framing, not the ask ("Directly answer 'yes' or 'no'")
                    "yes", "no", "directly", "answer", "integer", "format", "please", "write", "return", "rounded",
-                   "round", "decimal", "float", "digits", "places", "represent", "exact"}
+                   "round", "decimal", "float", "digits", "places", "represent", "exact",
+                   # the framing: "as mentioned in the document"
+                   "mention", "mentioned", "document", "slide", "sheet"}
+        if asked.cls == "entity":
+            generic |= {"name"}  # "what is the name of the governor": the ask, not the subject
+        self.first_page_only = False
+        for m in _LOCATION_RE.finditer(self.q_text):
+            generic |= {w.lower() for w in m.groups() if w}
+            self.first_page_only |= bool(m.group(1))
         if asked.cls == "date":
             generic |= {"date", "year", "day", "time"}
         # "without cause", "other than unpaid premium": the excluded terms do not count for a sentence, they count
@@ -75,6 +90,8 @@ class Reader:
             if excluded else []
         self.terms = Terms(question, {stem(w) for w in generic} | set(self.excluded))
         self.q_stems = stems(self.q_text)
+        # a colour the question names is the key of a legend: the row that names it is the one asked about
+        self.keys = {c.lower() for c in re.findall(rf"(?i)\b(?:{COLOUR})\b", self.q_text)}
         self.q_numbers = {v.number for v in V.find_amounts(self.q_text) if v.number is not None}
         self.q_dates = {d.text.lower() for d in V.find_dates(self.q_text)}
         self.by_passage: list[list[PLine]] = []
@@ -113,7 +130,7 @@ class Reader:
             if x is ss[min(k + 1, len(ss) - 1)] and x is not s and is_heading(x.text):
                 continue  # the next section's heading is not this sentence's context
             context |= x.stems
-        if self.excluded and matched(self.excluded, s.stems):
+        if self.excluded and matched(self.excluded, s.stems) or self.first_page_only and s.lines[0].page != 0:
             return 0.0, 0
         cov, n = self.terms.coverage(s.stems, context)
         if self.excluded and matched(self.excluded, context):
@@ -126,6 +143,27 @@ class Reader:
         k = rows.index(ln)
         pool = set().union(*(r.stems for r in rows[max(0, k - 1): k + 1]))
         return self.terms.coverage(pool, self.titles[ln.pidx])
+
+    def label_coverage(self, s: Sentence) -> tuple[float, int]:
+        """A name alone on a short line takes the words of its label: the line above when it ends in ':'
+        ("Produced by:" over "Florida Department of Health"), or the short line under it when that line is made
+        of question words only, with no figure ("Rick Scott" over "GOVERNOR" on a cover page or a signature
+        block). Other sentences: their own coverage."""
+        cov = self.coverage(s)
+        if len(s.lines) != 1 or len(s.text.split()) > SHORT_LINE_WORDS or not cov[0]:
+            return cov
+        rows = self.by_passage[s.pidx]
+        k = rows.index(s.lines[0])
+        label: set[str] = set()
+        if k > 0 and rows[k - 1].text.rstrip().endswith(":"):
+            label |= rows[k - 1].stems
+        if k + 1 < len(rows):
+            below = rows[k + 1]
+            words = {w for w in below.stems if w not in STOPWORDS}
+            if (words and len(below.text.split()) <= SHORT_LINE_WORDS and not re.search(r"\d", below.text)
+                    and len(self.terms.hits(words)) == len(words)):
+                label |= below.stems
+        return max(cov, self.terms.coverage(s.stems | label, self.titles[s.pidx])) if label else cov
 
     def best_sentence(self, statements_only: bool = False) -> tuple[Sentence | None, float, int]:
         """The sentence with the most question terms (then the best coverage); a question printed in the text
@@ -187,6 +225,12 @@ def class_fit(asked: Asked, v: V.Value, after: str, cell: bool = False) -> float
             return 0.9  # "25 people", "3 of the charts": the number counts what was asked
         return 0.0 if cell else None  # a bare number counts the asked thing only as a table cell by its label
     if cls == "number":
+        if kind == "measure" and asked.dimension:
+            units = DIMENSIONS[asked.dimension]
+            if unit in units:
+                return 0.7  # the quantity asked, in one of its units
+            if _is_time_unit(unit) or any(unit in u for u in DIMENSIONS.values()):
+                return None  # a measure of another quantity: "15 seconds" never answers a temperature
         return {"percent": 0.1, "currency": 0.2, "measure": 0.1, "number": 0.2}.get(kind, 0.0)
     return None
 
@@ -241,6 +285,8 @@ def pick_numeric(r: Reader) -> list[Pick]:
                 named = 0.4 if V.unit_named(v.unit, q_words) else 0.0
                 pos = s.offsets[s.lines.index(ln)] + v.start - _line_start(s, ln)
                 bonus = 0.05 * len(matched(r.terms.secondary, s.stems))
+                if r.keys and r.keys <= s.stems:
+                    bonus += 0.5
                 score = 1.5 * cov + fit + named + _proximity(s, r, pos) + bonus - 0.03 * ln.pidx
                 out.append(Pick(phrase(ln.text, v), [ln], score, cov, n, v.kind, fit))
     return out
@@ -254,6 +300,7 @@ def pick_date(r: Reader) -> list[Pick]:
     prefs = {"year": 0.5 * bool(re.search(r"\byears?\b", r.q_low)), "quarter": 0.5 * ("quarter" in r.q_low),
              "month_year": 0.4 * bool(re.search(r"\bmonths?\b", r.q_low)),
              "time": 0.8 if re.search(r"\btime\b|o'clock|\bhour\b", r.q_low) else -0.5}
+    iso = "yyyy-mm-dd" in r.q_low
     year_only = bool(re.search(r"\b(?:which|what|in what) year\b|\byear (?:was|did|is|does)\b", r.q_low))
     out = []
     for rows in r.by_passage:
@@ -271,6 +318,8 @@ def pick_date(r: Reader) -> list[Pick]:
                 score = 1.5 * cov + V.DATE_KIND_SCORE[d.kind] / 8 + prefs.get(d.kind, 0.0) + _proximity(s, r, pos) \
                     - 0.03 * ln.pidx
                 text = d.text
+                if iso and (as_iso := V.iso_date(d.text)):
+                    text = as_iso  # the format the question asks for
                 if year_only and d.kind in ("full_date", "month_year", "quarter"):
                     text = V.year_of(d.text) or d.text  # "Which year ...?" asks for the year, not the day
                 out.append(Pick(text, [ln], score, cov, n, d.kind, 0.6 if d.kind != "year" or year_only else 0.3))

@@ -312,3 +312,31 @@ def comparison_sides(text: str) -> tuple[str, str] | None:
             if a and b:
                 return a, b
     return None
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+def iso_date(text: str) -> str | None:
+    """A full date as YYYY-MM-DD ('January 5, 2022', '5th Jan 2022', '01/05/2022' read month first, '2022-01-05');
+    None when ``text`` is not one full date."""
+    t = text.strip().lower().replace(",", " ")
+    if m := re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", t):
+        y, mo, d = int(m[1]), int(m[2]), int(m[3])
+    elif m := re.fullmatch(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})", t):
+        mo, d, y = int(m[1]), int(m[2]), int(m[3])
+        if mo > 12 >= d:
+            mo, d = d, mo  # day first: 25/01/2022
+    else:
+        words = t.replace(".", " ").split()
+        month = next((i + 1 for w in words for i, name in enumerate(_MONTHS) if len(w) >= 3 and name.startswith(w)), None)
+        nums = [int(re.sub(r"(?:st|nd|rd|th)$", "", w)) for w in words if re.fullmatch(r"\d{1,4}(?:st|nd|rd|th)?", w)]
+        days, years = [n for n in nums if n <= 31], [n for n in nums if n > 31]
+        if month is None or len(days) != 1 or len(years) != 1:
+            return None
+        y, mo, d = years[0], month, days[0]
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return None
+    return f"{y:04d}-{mo:02d}-{d:02d}"
+
