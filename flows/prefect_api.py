@@ -8,7 +8,6 @@ run on a ``LocalCluster(processes=True)`` start this one; a deployment points at
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -17,13 +16,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from prefect.settings import PREFECT_API_URL, PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
+from prefect.settings import (
+    PREFECT_API_URL,
+    PREFECT_LOGGING_TO_API_ENABLED,
+    temporary_settings,
+)
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tasks.llm.local_server import free_port
 
 
 @contextmanager
