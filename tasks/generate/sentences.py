@@ -111,10 +111,6 @@ class Sentence:
     starts: list[int]  # where each piece starts in its line's own text
     stems: set[str] = field(default_factory=set)
 
-    def line_at(self, pos: int) -> PLine:
-        k = max(i for i, off in enumerate(self.offsets) if off <= pos)
-        return self.lines[k]
-
 
 _ROW_END = re.compile(r"(?:[$€£¥]?\d[\d,.]*\s?(?:%|[A-Za-z]{1,3})?|[-–—])\s*$")
 

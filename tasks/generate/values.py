@@ -97,9 +97,6 @@ _ID_RE = re.compile(r"(?<![\w])\+?\(?\d[\d ()./-]{5,}\d(?![\w])")
 _QUOTED_RE = re.compile(r"[\"“”‘’']([^\"“”‘’']{3,120})[\"“”’']")
 _BULLET = r"[•·▪◦●○■□➢►▶✓✔\-\*–—]|\(?\d{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)]"
 BULLET_RE = re.compile(rf"^\s*(?:{_BULLET})\s+(?P<item>\S.*)$")
-NEGATION_RE = re.compile(
-    r"(?i)\b(?:not|no|never|none|neither|nor|without|cannot|can't|isn't|aren't|doesn't|don't|didn't|won't|"
-    r"wasn't|weren't|hasn't|haven't|prohibited|excluded|forbidden)\b")
 _ENUM_CUE = re.compile(r"(?i)(?:\binclud(?:e|es|ing)\b|\bsuch as\b|\bnamely\b|\bare\b|\bwere\b|:)\s*(?P<rest>.+)$")
 
 
@@ -123,16 +120,10 @@ def non_answer_spans(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def is_reference_number(text: str, start: int) -> bool:
-    """The number at ``start`` names a section, clause, figure, table, page, item or step, or sits in a span of
-    :func:`non_answer_spans`."""
-    return bool(_REF_BEFORE.search(text[:start])) or any(a <= start < b for a, b, _ in non_answer_spans(text))
-
-
 def find_amounts(text: str) -> list[Value]:
     """Numbers with their currency, scale and unit; ranges (``2.5-3 cm``) kept whole; numbers inside dates and
-    times, and reference numbers (:func:`is_reference_number`: sections, clauses, figures, pages, headings, list
-    markers, phone numbers, codes) are skipped."""
+    times, and reference numbers (``_REF_BEFORE``: sections, clauses, figures, pages, items, steps; and the spans
+    of :func:`non_answer_spans`: headings, list markers, phone numbers, codes) are skipped."""
     dates = [d for d in find_dates(text) if d.kind != "year"]
     skip = non_answer_spans(text)
     out: list[Value] = []
@@ -294,10 +285,6 @@ def inline_items(text: str) -> list[str]:
     if len(parts) < 2 or any(len(p.split()) > 6 for p in parts):
         return []
     return parts
-
-
-def says_no(text: str) -> bool:
-    return bool(NEGATION_RE.search(text))
 
 
 def comparison_sides(text: str) -> tuple[str, str] | None:
