@@ -5,12 +5,13 @@ page a question points at; and the arbiter's and dispatcher's reading of numbers
 
 from __future__ import annotations
 
-from schemas.contracts import AnswerWithEvidence, CandidateBrief, ParsedQuestion
+from schemas.contracts import AnswerWithEvidence, CandidateBrief, ParsedQuestion, RetrievalResult, RetrievedPassage
 from tasks.arbiter import evidence as ev
 from tasks.arbiter.rules import arbitrate
 from tasks.generate.asked import asked_class, asks_ranking
 from tasks.generate.extractive import ExtractiveProvider
 from tasks.generate.prompts import GenerationPassage, PassageLine, build_generation_request
+from tasks.generate.run import reading_order
 from tasks.generate.sentences import stem
 
 DOC = "d" * 64
@@ -176,3 +177,17 @@ def test_arbiter_amounts_skip_the_day_of_a_date_and_page_counts():
     assert ev.amounts("This Agreement is dated as of March 1, 2024 between the Parties") == []
     assert ev.amounts("Master Services Agreement - Confidential Page 4 of 4") == []
     assert ev.amounts("a fixed monthly fee of $14,000, invoiced in advance") == ["$14000"]
+
+
+def test_sequential_reads_value_bearing_primaries_first():
+    def rp(cid: str, role: str, anchor: bool) -> RetrievedPassage:
+        return RetrievedPassage(candidate_id=cid, doc_id=DOC, page=0, line_start=0, line_end=1, section="",
+                                text="x", role=role, decision="keep", reason="r", relevance=0.8, anchor_found=anchor,
+                                rrf_score=0.0, methods=["keywords"], matched_keywords=[])
+    result = RetrievalResult(question_id="q", status="found", primary=[rp("title", "primary", False),
+                                                                         rp("fees", "primary", True)],
+                             supporting=[rp("other", "supporting", True)], rule="r", arbiter_provider="rules",
+                             arbiter_model="rules-v1")
+    shown = [passage(c, 0, ["x"]).model_copy(update={"candidate_id": c, "role": r})
+             for c, r in (("title", "primary"), ("fees", "primary"), ("other", "supporting"))]
+    assert [p.candidate_id for p in reading_order(shown, result)] == ["fees", "title", "other"]
