@@ -10,6 +10,8 @@ regimes, so the pair is compared on the same retrieval), then reads the warehous
 - overall input tokens with auto routing (the routed regime's tokens) / all-batch;
 - answer accuracy of batch, sequential and auto per MMLongBench ``answer_format`` (``answers.correct``:
   ``tasks.generate.normalise.answer_matches`` against the reference answer);
+- what a user feels per regime: answer precision (correct / answered), coverage (answered / answerable), accuracy
+  on the answerable and unanswerable questions, and on the answerable ones whose first passage is on a gold page;
 - the structure behind the single-value ratio: mean K, step-1 stops, the floor if every run stopped at step 1,
   and the ratio split by whether batch found a value at all (where no passage holds one, sequential reads all K).
 
@@ -44,6 +46,43 @@ LEFT JOIN questions q ON q.run_id = c.run_id AND q.question_id = c.question_id
 LEFT JOIN answers b ON b.run_id = c.run_id AND b.question_id = c.question_id AND b.regime = 'batch'
 WHERE c.run_id = ?
 """
+
+
+# What a user feels, per regime: precision (correct / answered), coverage (answered / answerable), accuracy on the
+# answerable and the unanswerable questions apart, and on the answerable questions whose first retrieved passage is
+# on a gold page (the reader's share when retrieval did its part). Retrieval is the run's own, or its parent's for
+# a --regenerate-from run.
+TRUST_SQL = """
+WITH src AS (SELECT coalesce((SELECT parent_run_id FROM runs WHERE run_id = ? AND parent_run_id IS NOT NULL
+                              AND EXISTS (SELECT 1 FROM retrieval_results r WHERE r.run_id = runs.parent_run_id)),
+                             ?) AS run_id),
+first AS (SELECT r.question_id, CAST(coalesce(json_extract(r.result, '$.primary[0].page'),
+                                              json_extract(r.result, '$.supporting[0].page')) AS INTEGER) AS page
+          FROM retrieval_results r, src WHERE r.run_id = src.run_id)
+SELECT a.regime, a.answer_found, a.correct, len(q.gold_pages) > 0 AS answerable,
+       coalesce(list_contains(q.gold_pages, f.page), false) AS first_page_gold
+FROM answers a JOIN questions q ON q.run_id = a.run_id AND q.question_id = a.question_id
+LEFT JOIN first f ON f.question_id = a.question_id
+WHERE a.run_id = ? AND a.correct IS NOT NULL AND q.gold_pages IS NOT NULL
+"""
+
+
+def trust(rows: list[dict]) -> dict:
+    out = {}
+    for regime in ("batch", "sequential"):
+        sel = [r for r in rows if r["regime"] == regime]
+        answered = [r for r in sel if r["answer_found"]]
+        answerable = [r for r in sel if r["answerable"]]
+        unanswerable = [r for r in sel if not r["answerable"]]
+        first = [r for r in answerable if r["first_page_gold"]]
+
+        def acc(xs: list[dict]) -> dict:
+            return {"n": len(xs), "correct": sum(bool(x["correct"]) for x in xs),
+                    "share": _ratio(sum(bool(x["correct"]) for x in xs), len(xs))}
+        out[regime] = {"precision": acc(answered), "answerable": acc(answerable), "unanswerable": acc(unanswerable),
+                       "first_page_gold": acc(first),
+                       "coverage": _ratio(sum(bool(r["answer_found"]) for r in answerable), len(answerable))}
+    return out
 
 
 def subset(data: Path, home: Path, limit: int | None) -> Path:
@@ -126,6 +165,7 @@ def figures(settings: Settings, run_id: str) -> dict:
         statuses = wh.query("SELECT status, count(*) AS n FROM questions WHERE run_id = ? GROUP BY ALL", [run_id])
         retrieval = wh.query("SELECT status, count(*) AS n FROM retrieval_results WHERE run_id = ? GROUP BY ALL",
                              [run_id])
+        trust_rows = wh.query(TRUST_SQL, [run_id, run_id, run_id])
     single = [r for r in rows if r["answer_shape"] in SINGLE_VALUE_SHAPES and r["decomposition"] == "single"]
     single_found = [r for r in single if r["batch_exit"] != "not_found"]
 
@@ -173,6 +213,7 @@ def figures(settings: Settings, run_id: str) -> dict:
         "accuracy_by_answer_format": by_format,
         "accuracy_all": {"batch": _acc(rows, "batch_correct"), "sequential": _acc(rows, "seq_correct"),
                          "auto": _acc(rows, "auto_correct")},
+        "trust": trust(trust_rows),
     }
 
 
@@ -192,6 +233,11 @@ def render(f: dict) -> str:
     for fmt_, acc in {**f["accuracy_by_answer_format"], "(all)": f["accuracy_all"]}.items():
         cells = " | ".join(f"{acc[g]['accuracy']} (n={acc[g]['n']})" for g in ("batch", "sequential", "auto"))
         lines.append(f"    {fmt_:6} {cells}")
+    lines.append("  trust (correct/n): precision | coverage | answerable | unanswerable | first page gold")
+    for regime, t in f["trust"].items():
+        cells = [f"{t[k]['share']} ({t[k]['correct']}/{t[k]['n']})" for k in ("precision",)] + [str(t["coverage"])] + \
+            [f"{t[k]['share']} ({t[k]['correct']}/{t[k]['n']})" for k in ("answerable", "unanswerable", "first_page_gold")]
+        lines.append(f"    {regime:10} " + " | ".join(cells))
     return "\n".join(lines)
 
 

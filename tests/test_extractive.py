@@ -207,9 +207,11 @@ def test_comparison_in_batch_combines_two_passages():
     assert any("7%" in c and "55%" in c for c in a.caveats)
 
 
-def test_comparison_from_one_passage_is_partial():
+def test_comparison_from_one_passage_is_not_an_answer():
+    # one side's value does not say which side is larger: not found, the side that was seen in the caveat
     a = answer(CMP_Q, [CMP_B], "sequential")
-    assert a.answer_found and not a.complete_answer_found
+    assert not a.answer_found and not a.complete_answer_found
+    assert any("1 of 2 sides" in c and "no leans who are male" in c for c in a.caveats)
 
 
 def test_comparison_sides():

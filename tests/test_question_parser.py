@@ -50,6 +50,13 @@ from tasks.questions.parser import (
         ("Is the 2022 figure higher or lower than the 2021 figure?", "comparison"),
         ("Why did the company restructure its debt?", "text"),
         ("What does the termination clause say about notice?", "text"),
+        # money nouns and limits are amounts; 'which Xs does Y ...' asks for several Xs (the verb agrees with Y)
+        ("What deductible do I pay on an ordinary property claim?", "amount"),
+        ("What daily meal allowance do employees get on overnight trips?", "amount"),
+        ("What is the most the company will reimburse for office furniture?", "amount"),
+        ("What is the most common cause of loss?", "text"),
+        ("Which public holidays does the company give employees off?", "list"),
+        ("Which model does the paper use?", "entity"),
     ],
 )
 def test_answer_shape_examples(text, shape):

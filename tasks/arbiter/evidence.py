@@ -113,14 +113,18 @@ def amounts(text: str) -> list[str]:
     ('Section 3.1') are skipped. When some numbers carry a currency or unit, only those are returned: in
     'Section 3.1 ... a fee of $14,000' the amount is $14,000."""
     with_unit, bare = [], []
-    text = _HEADING_NUMBER.sub(" ", text)
-    for m in AMOUNT_RE.finditer(normalise(text)):
+    text = normalise(_HEADING_NUMBER.sub(" ", text))
+    # the day of a date ("March 1, 2024") and a page count ("Page 4 of 4") are not quantities
+    taken = [(d.start(), d.end()) for d in DATE_RE.finditer(text)] + \
+        [(d.start(), d.end()) for d in _PAGE_OF.finditer(text)]
+    for m in AMOUNT_RE.finditer(text):
         num, unit = m.group(1), (m.group(2) or "").lower()
         raw = num.replace(",", "")
         lead = m.group(0).strip()
         money = lead[:1] if lead[:1] in "$€£¥" else lead[:3] if lead[:3] in ("usd", "eur", "gbp") else ""
-        before = normalise(text)[max(0, m.start() - 12) : m.start()]
-        if not unit and not money and (YEAR_RE.fullmatch(raw) or _SECTION_REF.search(before)):
+        before = text[max(0, m.start() - 12) : m.start()]
+        if not unit and not money and (YEAR_RE.fullmatch(raw) or _SECTION_REF.search(before)
+                                       or any(a <= m.start(1) < b for a, b in taken)):
             continue
         unit = {"percent": "%", "bn": "billion", "m": "million"}.get(unit, unit)
         value = ("$" if money in ("$", "usd") else money) + raw + unit
@@ -130,6 +134,7 @@ def amounts(text: str) -> list[str]:
 
 # '3.2 Expenses.' / '4. Term' at the start of a line: a heading's number, not a quantity
 _HEADING_NUMBER = re.compile(r"(?m)^\s*\d+(?:\.\d+)*\.?(?=\s+[A-Z])")
+_PAGE_OF = re.compile(r"\bpage\s+\d+\s+of\s+\d+\b")
 _SECTION_REF = re.compile(r"\b(?:section|sections|article|clause|§|table|figure|fig\.|page|item|no\.)\s*$")
 
 

@@ -23,6 +23,7 @@ the arbiter says it is unsure and keeps both, the detector's first (tasks.arbite
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from schemas.contracts import (
@@ -33,12 +34,15 @@ from schemas.contracts import (
 )
 from tasks.arbiter import evidence as ev
 from tasks.arbiter.pool import fit_to_pool, keep_lexical_best_when_unsure
+from tasks.generate.asked import asked_class
 from tasks.llm.base import LLMRequest, ProviderReply
 
 # Primary by co-occurrence: the terms in one window weigh at least PRIMARY_FLOOR of all the question's terms and
 # PRIMARY_RELATIVE of the best window in the pool (or the candidate's lines do, against the best candidate): the
 # arbiter sees the whole pool at once, and a question's context words (parties, document names) are often on no
 # answer line. A value of the asked shape next to the terms raises relevance and makes ``anchor_found``.
+_DURATION_RE = re.compile(r"(?i)\b(?:\d+|\(\d+\))['’]?\s+(?:business |calendar |working )?(?:days?|weeks?|months?|"
+                          r"years?|hours?)\b")
 PRIMARY_FLOOR = 0.3
 PRIMARY_RELATIVE = 0.75
 SUPPORT_COVERAGE = 0.34  # weighted share of the terms on the candidate's lines -> at least supporting
@@ -142,7 +146,12 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
         # no passage meets the co-occurrence rules: the one most detectors agree on is the primary, said as such
         # (on the dev set, when the text evidence is this weak the detectors' agreement picked the page more
         # often than the weak evidence did; a pool's weak evidence did not tell unanswerable questions apart)
-        best = max(carrying, key=lambda i: (*_agreement(found[i].cand), _strength(query, found[i])))
+        # when the question asks how long, a passage that states a duration is the better guess of the
+        # detectors' equals (as many detectors proposed it): the asked class of value is evidence too
+        duration = asked_class(question.model_dump()).cls == "duration"
+        best = max(carrying, key=lambda i: (len(set(found[i].cand.methods)),
+                                            duration and bool(_DURATION_RE.search(found[i].cand.snippet)),
+                                            *_agreement(found[i].cand)[1:], _strength(query, found[i])))
         roles[best] = ("primary", f"best agreed on by the detectors ({_agreed(found[best].cand)}): " + roles[best][1])
     elif not carrying and any(not e.ignored for e in found):
         # no candidate carries a question term (a question about a chart or a picture, worded unlike the text):

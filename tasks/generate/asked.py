@@ -54,6 +54,10 @@ _LIST_RE = re.compile(r"\b(?:list|name) (?:all|the|every|each)\b|\bwhat are (?:a
                       # "which public holidays does ...", "which causes of loss are ...": a plural noun asked for
                       r"^\s*(?:which|what)\s+(?:(?!of\b)[a-z-]+\s+){0,2}?[a-z-]+[^su\W]s(?:\s+of\s+[a-z]+)?\s+"
                       r"(?:are|were|do|does|did|have|has|can|will|should|must)\b", re.I)
+# A leading clause that frames the ask ("When using X as the base model, how many ...", "If the fee rises, what
+# ..."): the question is the clause after the comma.
+_LEAD_CLAUSE_RE = re.compile(r"^\s*(?:when|if|after|before|while|given|using|assuming)\b[^,?]{3,80},\s*"
+                             r"(?=(?:how|what|which|who|whom|whose|when|where|is|are|was|were|do|does|did|can)\b)", re.I)
 _ASKED_UNIT_RE = re.compile(r"\bhow many ((?:[a-z-]+\s?){1,4})", re.I)
 
 
@@ -65,7 +69,9 @@ _COMPUTED_RE = re.compile(
     r"ratio|how much (?:higher|lower|more|less|greater|smaller|bigger)|how many (?:more|fewer|less|times)|"
     r"(?:higher|lower|more|less|greater|smaller|larger|bigger) than|compared (?:to|with)|increase[sd]? by|"
     r"decrease[sd]? by|grow(?:th)? (?:by|of)|change (?:in|from|between)|times (?:higher|larger|more)|"
-    r"percentage points?|multipl\w+|divided|subtract\w*|add(?:ing)? up)\b", re.I)
+    r"percentage points?|multipl\w+|divided|subtract\w*|add(?:ing)? up|"
+    # "the total X of A and B": a sum over two named things
+    r"total\b[^?]{0,80}\band\b)\b", re.I)
 COLOUR = r"red|green|blue|yellow|orange|purple|grey|gray|black|white|pink|brown|beige|caramel|violet|gold|silver"
 _VISUAL_RE = re.compile(
     rf"\b(?:colou?rs?|colou?red|{COLOUR}|"
@@ -73,6 +79,29 @@ _VISUAL_RE = re.compile(
     r"chart|graph|map|diagram)|in (?:the )?(?:figure|image|picture|chart|graph|map|diagram|slide|screenshot)s?\b|"
     r"(?:top|bottom|left|right)(?:[- ]most)? (?:of|corner|side)|demonstrated|illustrated|depicted|plotted|"
     r"standing|wearing|bar|line chart|pie chart|legend|axis)\b", re.I)
+
+
+# A question that selects by rank ("which step takes the most words", "the party with the higher share") asks the
+# reader to compare values across a set; an extracted value answers it only where its own text states the ranking
+# ("GPT-4 performs the best", "up to $750", "higher than").
+_SUPERLATIVE = (r"highest|lowest|largest|smallest|longest|shortest|greatest|biggest|fewest|furthest|farthest|"
+                r"oldest|newest|youngest|earliest|strongest|weakest|fastest|slowest|most|least|best|worst")
+_COMPARATIVE = r"higher|lower|greater|larger|smaller|bigger|longer|shorter|more|fewer"
+_RANK_ASK_RE = re.compile(rf"(?i)(?<!\bat )\b(?:{_SUPERLATIVE})\b|^\s*(?:which|what|who)\b.*\b(?:{_COMPARATIVE})\b")
+_RANK_STATED_RE = re.compile(rf"(?i)\b(?:{_SUPERLATIVE}|{_COMPARATIVE}|than|top|up to|at most|maximum|minimum|"
+                             r"max|min|no more than|not (?:to )?exceed\w*|limit(?:ed)?|cap(?:ped)?|leads?|leading|"
+                             r"ranks?|ranked|first|outperforms?)\b")
+
+
+def asks_ranking(text: str) -> str | None:
+    """The rank word of a question that selects by rank ("highest", "more"), else None."""
+    ask = re.split(r"(?<=\?)\s+", text.strip())[-1] if text.count("?") >= 2 else text
+    m = _RANK_ASK_RE.search(ask)
+    return (re.search(rf"(?i)\b(?:{_SUPERLATIVE}|{_COMPARATIVE})\b", m.group(0)[-20:]) or m).group(0) if m else None
+
+
+def states_ranking(text: str) -> bool:
+    return bool(_RANK_STATED_RE.search(text))
 
 
 def reader_cannot_state(text: str, printed: str = "") -> str | None:
@@ -170,6 +199,7 @@ def asked_class(question: dict[str, Any]) -> Asked:
     multi = (question.get("decomposition") or "single") != "single"
     # a question with several '?' states its framing first: the last one is the ask
     ask = re.split(r"(?<=\?)\s+", text.strip())[-1] if text.count("?") >= 2 else text
+    ask = _LEAD_CLAUSE_RE.sub("", ask)  # "When using GPT-4 as the base model, how many datasets ...": the count
     first_part = re.split(r",?\s+and\s+(?=how|what|which|who|when|where)", ask, maxsplit=1, flags=re.I)[0]
     if shape == "list" or _LIST_RE.search(ask):
         return Asked("list", multi_part=multi, reasons=["list"])

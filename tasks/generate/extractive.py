@@ -5,9 +5,12 @@ plain number or free text), reads the passages as sentences (``sentences.py``), 
 class from the sentence that covers the question's terms best, expanded to the phrase that states it
 (``typed.py``). It is right or silent: when no value of the asked class sits next to the question's terms, the
 answer is ``answer_found = False`` with the best passage's sentence as evidence and a caveat saying why, and a
-confidence that says how close that passage came. A single typed value tied to the question's terms is complete
-(the sequential loop stops there); a list or a comparison is never complete from a single passage; a multi-part
-question is never complete from one extracted value. Deterministic; named as what it is (not an LLM).
+confidence that says how close that passage came. It also abstains where it cannot support a value it found: a
+question that selects by rank when the value's text states no ranking, a number whose passage names none of the
+years or codes the question scopes it to, one side of a comparison, an identifier without digits. Lists and counted
+steps are read by ``lists.py``. A single typed value tied to the question's terms is complete (the sequential loop
+stops there); a list or a comparison is never complete from a single passage; a multi-part question is never
+complete from one extracted value. Deterministic; named as what it is (not an LLM).
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from typing import Any
 
 from schemas.contracts import AnswerWithEvidence, EvidenceSpan
 from tasks.generate import values as V
-from tasks.generate.asked import Asked, asked_class, question_parts, reader_cannot_state
+from tasks.generate.asked import Asked, asked_class, asks_ranking, question_parts, reader_cannot_state, states_ranking
+from tasks.generate.lists import NAME_COVERAGE, STEP_NOUNS, pick_list, pick_steps
 from tasks.generate.normalise import normalise_value
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
@@ -25,9 +29,7 @@ from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
 
 # Term evidence a value's sentence needs: found at FOUND_* (coverage share or matched words), complete at COMPLETE_*.
 FOUND_COVERAGE, FOUND_WORDS = 0.3, 3
-NAME_COVERAGE = 0.75  # a name or a list is an answer only from a sentence that carries most of the question
 COMPLETE_COVERAGE, COMPLETE_WORDS = 0.5, 4
-MAX_LIST_ITEMS = 20
 _HEADING_LINE = re.compile(r"^\s*(?:(?:ARTICLE|PART|SECTION|CHAPTER|Article|Part|Section|Chapter)\s+[IVXLC\d]+\b|"
                            r"\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z][^.]{0,60}$|[A-Z][A-Z &,-]{3,}$)")
 _CUES = {
@@ -97,7 +99,7 @@ def pick_entity(r: Reader) -> list[Pick]:
                 for v in V.find_entities(ln.text, skip):
                     words = [w for w in re.findall(r"[\w'’.&-]+", v.text) if w.lower() not in STOPWORDS]
                     if not words or all(stem(w) in skip for w in words) or re.search(r"[.:,]\s", v.text) \
-                            or V.find_dates(v.text):
+                            or V.find_dates(v.text) or re.match(r"[\u00ad-]\s*$", ln.text[v.end:]):
                         continue  # question words only, a sentence break or a date: not a name
                     n_words = len(v.text.split())
                     pref = {"quoted": 0.3, "name": 0.2 + 0.1 * (2 <= n_words <= 4),
@@ -138,52 +140,6 @@ def pick_text(r: Reader) -> list[Pick]:
     return out
 
 
-def _list_block(rows: list[PLine], k: int) -> list[tuple[str, PLine]]:
-    """The items printed after line ``k``: bullet items, or a run of short lines (no sentence end) that follows
-    the end of the intro sentence ("... the following paid holidays each year." then one holiday a line)."""
-    bullets, short = [], []
-    intro_done = bool(re.search(r"[.:]\s*$", rows[k].text))
-    for ln in rows[k + 1:]:
-        item = V.bullet_item(ln.text)
-        text = ln.text.strip()
-        if item:
-            bullets.append((item, ln))
-            continue
-        if bullets and re.match(r"^[a-z(]", text):
-            continue  # the continuation line of an item
-        if bullets:
-            break
-        if not intro_done:
-            intro_done = bool(re.search(r"[.:]\s*$", text))
-            continue
-        if len(text.split()) <= 8 and re.match(r"^[A-Z0-9\"“]", text) and not re.search(r"[.!?]\s*$", text):
-            short.append((text.rstrip(",;"), ln))
-            continue
-        break
-    return bullets if len(bullets) >= 2 else short if len(short) >= 3 else []
-
-
-def pick_list(r: Reader) -> tuple[list[str], list[PLine], float, int]:
-    """Items gathered across the passages, de-duplicated, each with its line: in each passage, the list printed
-    under the line that best covers the question's terms (bullets or one item a line), else the in-line
-    enumeration on that line."""
-    items: dict[str, tuple[str, PLine]] = {}
-    best_cov, best_strength = 0.0, 0
-    for rows in r.by_passage:
-        scored = [(r.terms.coverage(ln.stems, r.titles[ln.pidx]), k) for k, ln in enumerate(rows)]
-        scored = sorted(((c, k) for c, k in scored if c[1]), key=lambda t: (-t[0][1], -t[0][0], t[1]))
-        found: list[tuple[str, PLine]] = []
-        for (cov, strength), k in scored:
-            found = _list_block(rows, k) or [(i, rows[k]) for i in V.inline_items(rows[k].text)]
-            if found:
-                best_cov, best_strength = max(best_cov, cov), max(best_strength, strength)
-                break
-        for item, ln in found:
-            items.setdefault(normalise_value(item) or item, (item, ln))
-    picked = list(items.values())[:MAX_LIST_ITEMS]
-    return [i for i, _ in picked], [ln for _, ln in picked], best_cov, best_strength
-
-
 def pick_comparison(r: Reader, n_passages: int) -> tuple[str | None, list[PLine], bool, float, list[str]]:
     sides = V.comparison_sides(r.q_text)
     if not sides:
@@ -200,15 +156,15 @@ def pick_comparison(r: Reader, n_passages: int) -> tuple[str | None, list[PLine]
                     best = (hit, ln, nums[0])
         found.append(best)
     caveats = []
-    if not all(found):
-        got = [(side, f) for side, f in zip(sides, found) if f]
-        caveats.append(f"value found for {len(got)} of 2 sides")
-        if not got:
-            return None, [], False, 0.0, caveats
-        side, (hit, ln, v) = got[0]
-        return f"{side}: {v.text}", [ln], False, hit / 2, caveats
+    if not all(found):  # one side's value does not answer a comparison
+        got = [side for side, f in zip(sides, found) if f]
+        caveats.append(f"value found for {len(got)} of 2 sides" + (f" ({got[0]!r})" if got else ""))
+        return None, [], False, 0.0, caveats
     (ha, la, va), (hb, lb, vb) = found
     value = f"{sides[0]}: {va.text}; {sides[1]}: {vb.text}"
+    if _cue(r, "max") != _cue(r, "min") and (va.number == vb.number or la is lb):
+        # "which is greater" from two equal numbers, or from one line read for both sides: not an answer
+        return None, [], False, 0.0, [f"could not tell the sides apart: {value}"]
     if _cue(r, "max") != _cue(r, "min") and va.number != vb.number:
         want_max = _cue(r, "max")
         caveats.append(f"values: {value}")
@@ -250,6 +206,27 @@ def abstain(r: Reader, reason: str) -> AnswerWithEvidence:
     lines = list(dict.fromkeys(best.lines)) if best is not None else []
     return AnswerWithEvidence(value=None, evidence=spans(lines), answer_found=False, complete_answer_found=False,
                               confidence=round(min(0.2, 0.2 * cov), 2), caveats=[f"extractive: {reason}"])
+
+
+def _sole_deadline(picks: list[Pick]) -> Pick | None:
+    """The one deadline (a duration stated relative to an event) among the picks, if there is exactly one."""
+    fitting = [p for p in picks if "fits the asked relation" in p.notes]
+    return fitting[0] if len({normalise_value(p.value) for p in fitting}) == 1 else None
+
+
+def _scope_missing(r: Reader, best: Pick) -> str | None:
+    """The scope a question puts on a number that the passage stating it does not name, else None: none of the
+    years it names ("in 2018", "between 1999 to 2000": a value of another period), or a code or acronym it names
+    ("on the TACREV dataset": a value of another test set)."""
+    passage = best.lines[0].passage
+    text = " ".join([passage.get("section") or ""] + [ln.text for ln in r.by_passage[best.lines[0].pidx]]).lower()
+    years = set(re.findall(r"\b(?:18|19|20)\d{2}\b", r.q_text))
+    if years and not any(y in text for y in years):
+        return ", ".join(sorted(years))
+    codes = [c for c in re.findall(r"\b[A-Za-z][\w-]*[A-Z0-9][\w-]*\b", r.q_text)
+             if sum(ch.isupper() for ch in c) >= 2 and not c.isdigit() and c.lower() not in STOPWORDS]
+    absent = [c for c in codes if c.lower() not in text]
+    return absent[0] if absent else None
 
 
 def _near(r: Reader) -> str:
@@ -330,19 +307,37 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         if asked.multi_part:
             caveats.append("multi-part question: the yes/no may not answer every part")
         return _answer(pick.value, pick.lines, True, complete, pick.coverage, caveats)
+    if asked.cls == "count" and stem(asked.unit).startswith(STEP_NOUNS) and (steps := pick_steps(r)):
+        count, lines, cov = steps
+        return _answer(str(count), lines, True, cov >= COMPLETE_COVERAGE and not asked.multi_part, cov,
+                       [f"counted the numbered steps under {lines[0].text.strip()!r}"])
     if asked.numeric:
         picks = pick_numeric(r)
     elif asked.cls == "date":
         picks = pick_date(r)
     elif asked.cls == "entity":
         picks = [p for p in pick_entity(r) if p.coverage >= NAME_COVERAGE or p.fit >= 0.5]
+        if asked.entity_noun == "number":  # a phone, case or account number is written with digits
+            picks = [p for p in picks if re.search(r"\d", p.value)]
     else:
         picks = [p for p in pick_text(r) if p.coverage >= COMPLETE_COVERAGE and p.strength >= 2]
     best = _best(picks)
+    if not _found(best) and (sole := _sole_deadline(picks)) is not None:
+        # the only time limit stated in the passages the arbiter kept, where the question asks for one: shown,
+        # never complete (its sentence does not name the question's terms)
+        return _answer(sole.value, sole.lines, True, False, sole.coverage,
+                       [f"the only time limit stated in the passages; its sentence does not name {_near(r)}"])
     if not _found(best):
         where = "in the passages" if not picks else f"near {_near(r)}"
         return abstain(r, f"no {asked.describe()} stated {where}")
     assert best is not None
+    if asked.numeric and (missing := _scope_missing(r, best)):
+        return abstain(r, f"the question asks about {missing}; the passage that states {best.value!r} does not "
+                          f"name it")
+    rank = asks_ranking(r.q_text)
+    if rank and not states_ranking(" ".join(ln.text for ln in best.lines)):
+        return abstain(r, f"the question selects by rank ({rank!r}) and the text by {best.value!r} states no "
+                          f"ranking; the values would have to be compared")
     complete = _complete(best)
     if asked.multi_part:
         complete = False

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from schemas.contracts import (
+    SINGLE_VALUE_SHAPES,
     AnswerWithEvidence,
     ParsedQuestion,
     RetrievalResult,
@@ -88,6 +89,16 @@ def _not_found_answer(result: RetrievalResult) -> AnswerWithEvidence:
                               confidence=0.0, caveats=[f"not found by retrieval: {reason}"])
 
 
+def reading_order(passages: list[GenerationPassage], result: RetrievalResult) -> list[GenerationPassage]:
+    """The order sequential reads the top-K in: the primaries whose lines state a value of the asked shape
+    (``anchor_found``) first, then the other primaries, then the supporting passages, each in retrieval order; a
+    reader that stops at the first sufficient passage should meet a value-bearing one first. For single typed
+    values only: a list's items are not one value of its shape."""
+    anchored = {p.candidate_id for p in result.passages() if p.anchor_found}
+    rank = {"primary": 0}
+    return sorted(passages, key=lambda p: (rank.get(p.role, 1), p.candidate_id not in anchored))
+
+
 def sequential_budget(question: ParsedQuestion, passages: list[GenerationPassage], gen: GenerateSettings,
                       tokenizer: str) -> Budget:
     """The sequential regime's budget for a question, capped at the batch prompt over the same passages."""
@@ -149,8 +160,10 @@ def generate(wh: Warehouse, run_id: str, question: ParsedQuestion, result: Retri
         else:
             if passages is None:
                 passages = [prepare_passage(wh, p, context_lines) for p in result.passages()[: gen.top_k]]
-            budget = rt.budget if regime == "batch" else sequential_budget(question, passages, gen, tokenizer)
-            out = run_regime(regime, client, question, passages, budget, gen.max_output_tokens, tokenizer)
+            shown = reading_order(passages, result) if regime == "sequential" and \
+                question.answer_shape in SINGLE_VALUE_SHAPES else passages
+            budget = rt.budget if regime == "batch" else sequential_budget(question, shown, gen, tokenizer)
+            out = run_regime(regime, client, question, shown, budget, gen.max_output_tokens, tokenizer)
         rows.append(_row(run_id, question, rt, regime, out, reference, budget))
         if on_row is not None:
             on_row(rows[-1])

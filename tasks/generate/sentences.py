@@ -67,7 +67,9 @@ def stem(word: str) -> str:
     for suffix, repl in (("ies", "y"), ("sses", "ss"), ("es", ""), ("s", ""), ("ing", ""), ("ed", ""), ("ly", "")):
         if len(w) > len(suffix) + 3 and w.endswith(suffix):
             base = w[: -len(suffix)] + repl
-            return _CANON.get(base, _CANON.get(base + "e", base))
+            # a doubled final consonant before -ing/-ed ("cancelling", "cancelled") inflects the single-letter form
+            single = base[:-1] if suffix in ("ing", "ed") and len(base) > 4 and base[-1] == base[-2] else base
+            return _CANON.get(base, _CANON.get(base + "e", _CANON.get(single, base)))
     return w
 
 

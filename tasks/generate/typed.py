@@ -25,8 +25,10 @@ _EXCLUDED_RE = re.compile(r"(?i)\b(?:without|other than|except(?: for)?|excludin
 # mentioned in the document"): framing, not the subject; a sentence that states the answer does not repeat it.
 # The first page is page 0 of its document, so a sentence elsewhere does not answer; other ordinals ("last page") and
 # printed page numbers cannot be checked against a passage, so only the number is dropped and "last" stays a term.
-_LOCATION_RE = re.compile(r"(?i)\b(?:(first|front|cover|title)\s+)(?:page|slide|sheet)\b|"
-                          r"\b(?:page|slide|sheet)s?\s+(\d{1,4})\b")
+_LOCATION_RE = re.compile(r"(?i)\b(?:(first|front|cover|title|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
+                          r"tenth)\s+)(?:page|slide|sheet)\b|\b(?:page|slide|sheet)s?\s+(\d{1,4})\b")
+_ORDINAL_PAGE = {"first": 0, "front": 0, "cover": 0, "title": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4,
+                 "sixth": 5, "seventh": 6, "eighth": 7, "ninth": 8, "tenth": 9}
 _HEADING_TEXT = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|ARTICLE|Article|PART|Part|SECTION|Section|Item)\s")
 SHORT_LINE_WORDS = 5  # a line this short is a label, a title or a name of its own, not prose
 MAX_CELL_WORDS = 2  # words besides the value on a line that still reads as a bare value cell
@@ -77,10 +79,11 @@ class Reader:
                    "mention", "mentioned", "document", "slide", "sheet"}
         if asked.cls == "entity":
             generic |= {"name"}  # "what is the name of the governor": the ask, not the subject
-        self.first_page_only = False
+        self.only_page: int | None = None  # "on the second page": the 0-based page a sentence must be on
         for m in _LOCATION_RE.finditer(self.q_text):
             generic |= {w.lower() for w in m.groups() if w}
-            self.first_page_only |= bool(m.group(1))
+            if m.group(1):
+                self.only_page = _ORDINAL_PAGE[m.group(1).lower()]
         if asked.cls == "date":
             generic |= {"date", "year", "day", "time"}
         # "without cause", "other than unpaid premium": the excluded terms do not count for a sentence, they count
@@ -130,7 +133,8 @@ class Reader:
             if x is ss[min(k + 1, len(ss) - 1)] and x is not s and is_heading(x.text):
                 continue  # the next section's heading is not this sentence's context
             context |= x.stems
-        if self.excluded and matched(self.excluded, s.stems) or self.first_page_only and s.lines[0].page != 0:
+        if self.excluded and matched(self.excluded, s.stems) or (self.only_page is not None
+                                                                      and s.lines[0].page != self.only_page):
             return 0.0, 0
         cov, n = self.terms.coverage(s.stems, context)
         if self.excluded and matched(self.excluded, context):
@@ -215,8 +219,10 @@ def class_fit(asked: Asked, v: V.Value, after: str, cell: bool = False) -> float
     if cls == "count":
         if kind in ("percent", "currency") or (kind == "measure" and _is_time_unit(unit)):
             return None
-        if kind == "number" and v.number is not None and v.number != int(v.number) and "." in v.text:
-            return None  # a count is a whole number; "3.5" is a clause or a measure
+        if v.number is None or (kind == "number" and v.number != int(v.number) and "." in v.text):
+            return None  # a count is one whole number; "3.5" is a clause or a measure, "1-5" a range
+        if re.match(r"-(?:\s|[A-Za-z])", after):
+            return None  # "50-shot", "50- and 100-shot": a compound modifier, not a count
         if kind == "measure" and V.unit_named(unit, {asked.unit}):
             return 0.9
         noun = stem(asked.unit) if asked.unit else ""
@@ -250,18 +256,39 @@ def phrase(line: str, v: V.Value) -> str:
 
 def _proximity(s: Sentence, r: Reader, pos: int) -> float:
     """0..0.3: how close the value sits to a matched question term in its sentence."""
-    low = s.text.lower()
+    hits = r.terms.hits(s.stems)
     best = None
-    for w in r.terms.hits(s.stems):
-        for m in re.finditer(re.escape(w[:5]), low):
+    for m in TOKEN_RE.finditer(s.text.lower()):  # by stem: "cancel" is where a question's "cancelling" is
+        if matched(list(hits), {stem(m.group(0))}):
             d = abs(m.start() - pos)
             best = d if best is None else min(best, d)
     return 0.0 if best is None else 0.3 * max(0.0, 1 - best / 150)
 
 
+# A duration is either the length of something ("an initial term of 24 months") or a deadline measured from an
+# event ("at least 60 days before the end", "within 30 days after the loss"). A question about notice, warning or a
+# time limit for doing something asks the deadline; one asking how long a term or period lasts asks the length.
+_DEADLINE_ASK = re.compile(r"(?i)\b(?:notice|warning|warn|before|after|prior|advance|deadline|in time|"
+                           r"(?:have|has|had|need|needs) to|must|within|how soon|by when)\b")
+_DEADLINE_AFTER = re.compile(r"(?i)^(?:['’]s?)?\s+(?:(?:prior|advance|written|calendar|business|working)\s+)*"
+                             r"(?:notice|before|after|prior|in advance|following|from (?:the|its|your|our|their|"
+                             r"receipt)|of (?:the|receiv|receipt))")
+_DEADLINE_BEFORE = re.compile(r"(?i)\b(?:within|no later than|not later than|notice of|notice period of)\s+"
+                              r"(?:at least |at most |up to )?$")
+
+
+def is_deadline(line: str, v: V.Value) -> bool:
+    """The duration is stated relative to an event: "30 days before the date", "within 60 days" ."""
+    return bool(_DEADLINE_AFTER.match(line[v.end:]) or _DEADLINE_BEFORE.search(line[: v.start]))
+
+
 def pick_numeric(r: Reader) -> list[Pick]:
     out = []
     q_words = set(re.findall(r"[a-z%]+", r.q_low))
+    deadline_ask = bool(_DEADLINE_ASK.search(r.q_text))
+    # "how much notice": the value that the asked noun follows ("90 days' prior written notice") states it itself
+    noun = re.search(r"(?i)\bhow (?:much|long an?|many) ([a-z]+)", r.q_text)
+    asked_noun = stem(noun.group(1)) if noun and noun.group(1).lower() not in STOPWORDS else ""
     for rows in r.by_passage:
         for ln in rows:
             if r.is_reference_list(ln):
@@ -271,6 +298,8 @@ def pick_numeric(r: Reader) -> list[Pick]:
                     continue
                 rest = ln.text[: v.start] + " " + ln.text[v.end:]
                 n_words = len(re.findall(r"[A-Za-z]{2,}", rest))
+                if r.asked.cls == "count" and n_words == 0 and not re.search(r"[A-Za-z]", rest):
+                    continue  # a number alone on its line (a figure callout, a page or list marker) counts nothing
                 fit = class_fit(r.asked, v, ln.text[v.end:], cell=n_words <= MAX_CELL_WORDS)
                 if fit is None:
                     continue
@@ -287,8 +316,15 @@ def pick_numeric(r: Reader) -> list[Pick]:
                 bonus = 0.05 * len(matched(r.terms.secondary, s.stems))
                 if r.keys and r.keys <= s.stems:
                     bonus += 0.5
+                notes = []
+                if r.asked.cls == "duration":
+                    fits_relation = is_deadline(ln.text, v) == deadline_ask
+                    bonus += 0.3 if fits_relation else -0.3
+                    notes = ["fits the asked relation"] if fits_relation and deadline_ask else []
+                    if asked_noun and matched([asked_noun], stems(" ".join(ln.text[v.end:].split()[:4]))):
+                        bonus += 0.2
                 score = 1.5 * cov + fit + named + _proximity(s, r, pos) + bonus - 0.03 * ln.pidx
-                out.append(Pick(phrase(ln.text, v), [ln], score, cov, n, v.kind, fit))
+                out.append(Pick(phrase(ln.text, v), [ln], score, cov, n, v.kind, fit, notes))
     return out
 
 

@@ -52,6 +52,9 @@ _REF_BEFORE = re.compile(
     r"\bappendix|\beq\.?|\bclauses?|\barticles?|\bart\.|\bitems?|\bparts?|\bexhibits?|\bschedules?|\bannex|"
     r"\bparagraphs?|\bpara\.?|\bnotes?|\brules?|\bquestions?|\blines?|\bslides?|\bcharts?|\bversion|\bv\.|"
     r"\bphase|\bstage|\blevel|\btier|\bform|\bsuite|\broom|\bfloor|\bunit|\bbox|\bref\.?|\bsubsection)\s*$")
+# "(Lines 5 vs. 8)", "Tables 2 and 3": every number of a group that a reference word opens is a reference
+_REF_GROUP_RE = re.compile(r"(?i)\b(?:lines|tables|figures|figs\.|sections|pages|steps|rows|columns|equations|eqs\.)"
+                           r"\s*\d+(?:\s*(?:,|and|or|vs\.?|versus|to|-|–)\s*\d+)*\s*(?:,|and|or|vs\.?|versus|to|-|–)\s*$")
 # "3.5 Liability", "4.4 Termination for Cause.", "2) Open the lid": a heading or list-marker number opens the line
 _HEADING_NUMBER_RE = re.compile(r"^\s*\(?(?:\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}[.)]|[A-Za-z][.)]|[ivxIVX]{1,4}[.)])\s+(?=[A-Z(\"“])")
 _PAGE_OF_RE = re.compile(r"(?i)\bpage\s+\d+\s*(?:of|/)\s*\d+")
@@ -128,7 +131,8 @@ def find_amounts(text: str) -> list[Value]:
     skip = non_answer_spans(text)
     out: list[Value] = []
     for m in AMOUNT_RE.finditer(text):
-        if (_REF_BEFORE.search(text[: m.start()]) or any(d.start <= m.start() < d.end for d in dates)
+        if (_REF_BEFORE.search(text[: m.start()]) or _REF_GROUP_RE.search(text[: m.start()])
+                or any(d.start <= m.start() < d.end for d in dates)
                 or any(a <= m.start() < b for a, b, _ in skip)):
             continue
         if not text[: m.start()].strip() and _STEP_MARKER_RE.match(text) and not m.group("unit"):

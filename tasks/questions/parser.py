@@ -56,7 +56,9 @@ count value values gap average mean median size cost costs price prices fee fees
 sales income margin margins profit profits loss losses earnings expense expenses expenditure expenditures spending
 budget capacity population score scores accuracy performance height weight length width distance area volume speed
 voltage frequency power duration temperature age salary salaries dividend dividends balance growth decline cash
-increase decrease f1 precision recall maximum minimum hours minutes weeks miles km kg""")
+increase decrease f1 precision recall maximum minimum hours minutes weeks miles km kg
+deductible deductibles allowance allowances charge charges rent wage wages stipend reimbursement compensation
+tuition penalty fine""")
 MASS_PLURALS = _words("""sales earnings expenses revenues costs proceeds savings profits losses assets liabilities
 receivables payables borrowings""")
 ENTITY_NOUNS = _words("""company firm name person organisation organization country city state region model method
@@ -451,8 +453,11 @@ def _asks_plural(clause: str, opener: str, np: list[str]) -> bool:
             return True
         if re.match(r"^what('s| is| was)\b", clause):
             return False
-    elif m := re.match(r"^which(?: [\w'&.-]+){1,3}? (are|were|have|do|is|was|has|does)\b", clause):
-        return m.group(1) in ("are", "were", "have", "do")
+    elif m := re.match(r"^which(?: [\w'&.-]+){1,3}? (are|were|have|do|is|was|has|does|did)\b", clause):
+        if m.group(1) not in ("do", "does", "did") or not np:
+            return m.group(1) in ("are", "were", "have", "do")
+        # 'which public holidays does the company give': the verb agrees with its subject, the asked noun decides
+        return _is_plural(np[-1]) and np[-1] not in MASS_PLURALS
     noun = (np[0] if opener == "which" else np[-1]) if np else ""
     return _is_plural(noun) and noun not in MASS_PLURALS
 
@@ -486,6 +491,9 @@ def answer_shape(text: str) -> str:
     clause, opener = _main_clause(_question_core(norm))
     if re.match(r"^how (many|much)\b|^how (long|old|far|often|big|large|tall|high)\b(?! ago)", clause):
         return "amount"
+    if re.match(r"^what(?:'s| is| was)? the (?:most|least|maximum|minimum)\s+(?:(?:the|a|an|that|you|we|i|they|"
+                r"one|it)\b|[?]|$)", clause):
+        return "amount"  # 'what is the most the company will reimburse': a limit
     if re.match(r"^how long ago\b|^when (\w+ )?(did|was|were|is|are|does|do|will|has|have|had)\b", clause):
         return "date"
     if opener in AUX:
