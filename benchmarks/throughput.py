@@ -130,11 +130,12 @@ def instrument(meter: Meter) -> None:
     inner = answer_mod.answer_into
 
     def timed_answer_into(*args, **kwargs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             return inner(*args, **kwargs)
         finally:
             meter.t[("answer_into", "wall")] += time.perf_counter() - t0
+            meter.t[("answer_into", "cpu")] += time.process_time() - c0
     answer_mod.answer_into = timed_answer_into
 
 
@@ -267,7 +268,8 @@ def fake_llm_run(args, tmp: Path) -> None:
               f"{args.in_flight} in flight, durable logging on")
         floor = max(summary["processed"] / ideal, work["detect"])
         print(f"questions/s {qps:.2f}, ideal {ideal:.2f} (slots / (calls a question x latency)): {qps / ideal:.0%} "
-              f"of ideal (goal >= 80%); answer loop {loop:.1f}s")
+              f"of ideal (goal >= 80%); answer loop {loop:.1f}s, {meter.t[('answer_into', 'cpu')]:.1f}s CPU of this "
+              f"process (all threads)")
         print(f"the same questions' detection alone (no writes, no Prefect, one after the other): "
               f"{work['detect']:.1f}s for {n_work}; with it as the floor, ideal {summary['processed'] / floor:.2f} "
               f"q/s, reached {qps * floor / summary['processed']:.0%}")
