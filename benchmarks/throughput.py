@@ -130,11 +130,12 @@ def instrument(meter: Meter) -> None:
     inner = answer_mod.answer_into
 
     def timed_answer_into(*args, **kwargs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             return inner(*args, **kwargs)
         finally:
             meter.t[("answer_into", "wall")] += time.perf_counter() - t0
+            meter.t[("answer_into", "cpu")] += time.process_time() - c0
     answer_mod.answer_into = timed_answer_into
 
 
@@ -266,8 +267,14 @@ def fake_llm_run(args, tmp: Path) -> None:
               f"({calls / summary['processed']:.2f} a question) at {args.fake_llm * 1000:.0f} ms, "
               f"{args.in_flight} in flight, durable logging on")
         floor = max(summary["processed"] / ideal, work["detect"])
+        cpu = meter.t[("answer_into", "cpu")]
         print(f"questions/s {qps:.2f}, ideal {ideal:.2f} (slots / (calls a question x latency)): {qps / ideal:.0%} "
-              f"of ideal (goal >= 80%); answer loop {loop:.1f}s")
+              f"of ideal (goal >= 80%); answer loop {loop:.1f}s, {cpu:.1f}s CPU of this process (all threads)")
+        # the questions' Python work runs under one interpreter lock: one core's worth at most, whatever the slots
+        cpu_ms = 1000 * cpu / summary["processed"]
+        print(f"CPU {cpu_ms:.1f} ms a question ({cpu / loop:.0%} of the loop's wall): at one core the most is "
+              f"{1000 / cpu_ms:.0f} q/s; 80% of ideal needs <= {1000 / (0.8 * ideal):.1f} ms; load average "
+              f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
         print(f"the same questions' detection alone (no writes, no Prefect, one after the other): "
               f"{work['detect']:.1f}s for {n_work}; with it as the floor, ideal {summary['processed'] / floor:.2f} "
               f"q/s, reached {qps * floor / summary['processed']:.0%}")

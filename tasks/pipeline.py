@@ -22,6 +22,7 @@ from tasks.arbiter.run import arbitrate, arbitrate_question, passage_text
 from tasks.detect.run import absent_terms, detect_question, run_detection
 from tasks.generate.run import answer_question, generate
 from tasks.llm.client import LLMClient
+from tasks.llm.gate import WorkGate
 from warehouse import corpus
 from warehouse.answers import answer_values, load_answers, reference_answer
 from warehouse.batch import QuestionWrite, write_chunk
@@ -242,13 +243,20 @@ def process_questions(ctx: PipelineContext, rows: Iterable[dict[str, Any]]) -> I
             log.linger_s = linger
 
 
+def _walk_gated(gate: WorkGate, ctx: PipelineContext, row: dict[str, Any]) -> QuestionWrite:
+    with gate.held():
+        return walk_question(ctx, row)
+
+
 def process_concurrently(ctx: PipelineContext, rows: list[dict[str, Any]], workers: int) -> Iterator[str]:
     """Up to ``workers`` questions in flight (they wait on a model), each walked with no write; the finished
     ones' rows land a chunk at a time (CHUNK_QUESTIONS or CONCURRENT_CHUNK_SECONDS), from this thread only: 32
     threads each writing their stages would queue on the warehouse's one writer (~100 ms of statements a
     question). Stopped (SIGTERM), questions not started are dropped and those in flight finish and are written."""
+    gate = WorkGate()  # one question computes at a time; the others wait on their calls (tasks/llm/gate.py)
+    ctx.arbiter.gate = ctx.generator.gate = gate
     pool = ThreadPoolExecutor(workers, thread_name_prefix="question")
-    futures = [pool.submit(walk_question, ctx, r) for r in rows]
+    futures = [pool.submit(_walk_gated, gate, ctx, r) for r in rows]
     collected: set = set()
     pending: list[QuestionWrite] = []
     started = time.monotonic()
@@ -263,6 +271,7 @@ def process_concurrently(ctx: PipelineContext, rows: list[dict[str, Any]], worke
             yield item.status
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        ctx.arbiter.gate = ctx.generator.gate = None
         pending += [f.result() for f in futures
                     if f not in collected and f.done() and not f.cancelled() and f.exception() is None]
         if pending:

@@ -6,6 +6,10 @@ so a changed file gets a new doc_id and its old rows are replaced in the same tr
 
 from __future__ import annotations
 
+import bisect
+import threading
+import weakref
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +44,7 @@ def _drop_doc_rows_if_orphan(wh: Warehouse, doc_id: str | None, except_path: str
         return False
     wh.execute("DELETE FROM lines WHERE doc_id = ?", [doc_id])
     wh.execute("DELETE FROM toc WHERE doc_id = ?", [doc_id])
+    forget_lines(wh, doc_id)
     return True
 
 
@@ -54,6 +59,7 @@ def replace_document(wh: Warehouse, run_id: str, *, path: str, doc_id: str, n_by
             orphaned = old["doc_id"]
         wh.execute("DELETE FROM lines WHERE doc_id = ?", [doc_id])
         wh.execute("DELETE FROM toc WHERE doc_id = ?", [doc_id])
+        forget_lines(wh, doc_id)
         wh.insert_df("lines", lines.select(LINE_COLUMNS).with_columns(pl.lit(run_id).alias("run_id")))
         wh.insert_df("toc", toc.select(TOC_COLUMNS).with_columns(pl.lit(run_id).alias("run_id")))
         _upsert(wh, run_id, path, doc_id=doc_id, n_bytes=n_bytes, pages=pages, has_outline=has_outline,
@@ -131,11 +137,64 @@ def load_toc(wh: Warehouse, doc_ids: list[str]) -> pl.DataFrame:
     )
 
 
+# A document's lines, held in memory per open warehouse for :func:`lines_text`: the answer path reads a passage's
+# range two or three times a question (dispatch, generation), and each read was a DuckDB statement (~3 ms of
+# CPU, under the warehouse's one lock, which a chunk write of 32 concurrent questions holds too). The writes of
+# ``lines`` are all in this module (replace_document, _drop_doc_rows_if_orphan) and drop the document here.
+LINES_CACHED_DOCS = 64  # documents kept (least recently used go first): a few MB of text at most
+
+
+class _LineCache:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.docs: OrderedDict[str, tuple[list[int], list[int], list[str]]] = OrderedDict()
+        self.generation = 0  # bumped by every forget: a load that raced a write is not kept
+
+
+_LINE_CACHES: weakref.WeakKeyDictionary[Warehouse, _LineCache] = weakref.WeakKeyDictionary()
+_LINE_CACHES_LOCK = threading.Lock()
+
+
+def _line_cache(wh: Warehouse) -> _LineCache:
+    with _LINE_CACHES_LOCK:
+        cache = _LINE_CACHES.get(wh)
+        if cache is None:
+            cache = _LINE_CACHES[wh] = _LineCache()
+        return cache
+
+
+def forget_lines(wh: Warehouse, doc_id: str) -> None:
+    """Drop ``doc_id`` from the lines held for :func:`lines_text` (its rows in ``lines`` are being replaced)."""
+    cache = _line_cache(wh)
+    with cache.lock:
+        cache.docs.pop(doc_id, None)
+        cache.generation += 1
+
+
+def _doc_lines(wh: Warehouse, doc_id: str) -> tuple[list[int], list[int], list[str]]:
+    cache = _line_cache(wh)
+    with cache.lock:
+        doc = cache.docs.get(doc_id)
+        if doc is not None:
+            cache.docs.move_to_end(doc_id)
+            return doc
+        generation = cache.generation
+    rows = wh.execute("SELECT line_no, page, text FROM lines WHERE doc_id = ? ORDER BY line_no", [doc_id])
+    line_nos, pages, texts = (list(col) for col in zip(*rows)) if rows else ([], [], [])
+    doc = (line_nos, pages, texts)
+    with cache.lock:
+        if cache.generation == generation:
+            cache.docs[doc_id] = doc
+            while len(cache.docs) > LINES_CACHED_DOCS:
+                cache.docs.popitem(last=False)
+    return doc
+
+
 def lines_text(wh: Warehouse, doc_id: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
-    return wh.query(
-        "SELECT page, line_no, text FROM lines WHERE doc_id = ? AND line_no BETWEEN ? AND ? ORDER BY line_no",
-        [doc_id, line_start, line_end],
-    )
+    """The stored lines ``line_start..line_end`` (inclusive) of a document, in order: page, line_no, text."""
+    line_nos, pages, texts = _doc_lines(wh, doc_id)
+    lo, hi = bisect.bisect_left(line_nos, line_start), bisect.bisect_right(line_nos, line_end)
+    return [{"page": pages[i], "line_no": line_nos[i], "text": texts[i]} for i in range(lo, hi)]
 
 
 def corpus_summary(wh: Warehouse) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from tasks.llm.base import (
     TerminalLLMError,
     TransientLLMError,
 )
+from tasks.llm.gate import WorkGate
 from tasks.llm.ratelimit import RateLimiter
 from tasks.llm.tokens import count_messages, count_tokens
 from warehouse.db import Warehouse, to_json, utcnow
@@ -182,6 +183,7 @@ class LLMClient:
         self._slots = threading.BoundedSemaphore(settings.max_in_flight)
         self._sleep = sleep
         self._rng = rng or random.Random()
+        self.gate: WorkGate | None = None  # set while questions run concurrently: let go for the call's duration
 
     # -- public ---------------------------------------------------------------------------------------------------
     def complete(self, request: LLMRequest, validate: Validator | None = None) -> LLMResult:
@@ -190,6 +192,12 @@ class LLMClient:
         ``validate(parsed)`` may raise :class:`InvalidOutputError` (e.g. unknown candidate ids) to get the one
         retry with its feedback. The result's ``usage`` and ``latency_ms`` cover all attempts (and the fallback).
         """
+        if self.gate is not None:
+            with self.gate.released():
+                return self._complete(request, validate)
+        return self._complete(request, validate)
+
+    def _complete(self, request: LLMRequest, validate: Validator | None) -> LLMResult:
         group = uuid.uuid4().hex
         started = time.perf_counter()
         try:
