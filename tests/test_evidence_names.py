@@ -1,0 +1,22 @@
+"""A question's word counts as a name only when every occurrence is capitalised, not just at a sentence's start
+(tasks/arbiter/evidence.py ``_capitalised_in``, found with str.find and explicit word edges)."""
+
+import pytest
+
+from tasks.arbiter.evidence import _capitalised_in
+
+
+@pytest.mark.parametrize("word, text, expected", [
+    ("Apple", "What revenue did Apple report in 2023?", True),
+    ("What", "What revenue did Apple report?", False),          # capitalised only because it opens the sentence
+    ("Revenue", "Revenue grew. What was the revenue of Apple?", False),  # one lower-case occurrence
+    ("GAAP", "What is the Non-GAAP margin?", False),            # inside a hyphenated word: not a word of its own
+    ("Non-GAAP", "What is the Non-GAAP margin?", True),
+    ("Delaware", "Is it governed by the law of the State of Delaware, or Delaware's?", True),
+    ("Bank", "Which Bank? Bank fees rose.", True),              # one occurrence mid-sentence is enough
+    ("Bank", "Banking at the Bank", True),                      # 'Banking' is another word
+    ("İstanbul", "Flights to İstanbul rose.", True),            # a letter whose lower case is longer
+    ("Tesla", "What did Ford report?", False),
+])
+def test_capitalised_in(word, text, expected):
+    assert _capitalised_in(word, text) is expected
