@@ -41,7 +41,6 @@ from tasks.llm.capabilities import (
     is_openai,
     schema_instruction,
 )
-from tasks.llm.plain_http import plain_http_for
 
 log = logging.getLogger("arbiter.llm")
 
@@ -176,10 +175,6 @@ class OpenAIProvider:
             api_key=key, base_url=settings.base_url, timeout=settings.timeout_s, max_retries=0,
             http_client=http_client,
         )
-        # chat calls to a plain-HTTP server skip the SDK's request path (tasks/llm/plain_http.py); an injected
-        # http_client (a test's transport, a proxy) is always used
-        self._plain = plain_http_for(self._client, settings.base_url, settings.timeout_s) if http_client is None \
-            else None
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIProvider(name={self.name!r}, model={self.model!r}, base_url={self.base_url!r})"
@@ -264,8 +259,6 @@ class OpenAIProvider:
                 # The SDK's documented low-level call (README, "undocumented requests"): same transport, auth and
                 # error mapping as chat.completions.create, minus its param transform and model parsing, which
                 # cost half the client CPU per call; the body is plain JSON we built, and we keep the raw text.
-                if self._plain is not None:
-                    return self._plain.post("/chat/completions", body)
                 return self._client.post("/chat/completions", body=body, cast_to=httpx2.Response)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 change = capability_change(f"{exc.message} {exc.body}", caps, formats=not is_openai(self.base_url))
