@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -34,6 +35,9 @@ sys.path.insert(0, str(REPO))
 
 from schemas.contracts import SINGLE_VALUE_SHAPES  # noqa: E402
 from schemas.settings import Settings, offline_environment  # noqa: E402
+from tasks.generate.asked import asked_class  # noqa: E402
+from tasks.generate.normalise import fold, key_values, numbers_equal, split_items  # noqa: E402
+from tasks.generate.sentences import stem  # noqa: E402
 
 
 FIGURES_SQL = """
@@ -83,6 +87,79 @@ def trust(rows: list[dict]) -> dict:
                        "first_page_gold": acc(first),
                        "coverage": _ratio(sum(bool(r["answer_found"]) for r in answerable), len(answerable))}
     return out
+
+
+# The first-page-gold questions one by one: what is left, per class of evidence and of ask, and whether the gold
+# value is printed on a gold page's text layer at all (what an extractive reader could quote; a value printed only
+# in a figure, or a count nobody printed, it cannot).
+FIRST_GOLD_SQL = TRUST_SQL.split("SELECT a.regime")[0].replace(
+    "AS INTEGER) AS page\n",
+    "AS INTEGER) AS page,\n       coalesce(json_extract_string(r.result, '$.primary[0].doc_id'), "
+    "json_extract_string(r.result, '$.supporting[0].doc_id')) AS doc_id\n") + """
+SELECT a.regime, a.correct, q.text, q.answer, q.labels, q.gold_pages, f.doc_id
+FROM answers a JOIN questions q ON q.run_id = a.run_id AND q.question_id = a.question_id
+JOIN first f ON f.question_id = a.question_id
+WHERE a.run_id = ? AND a.correct IS NOT NULL AND len(q.gold_pages) > 0 AND list_contains(q.gold_pages, f.page)
+  AND a.regime IN ('batch', 'sequential')
+"""
+_FIGURE_SOURCES = ("chart", "figure", "image")
+
+
+def evidence_class(text: str, labels: dict) -> tuple[str, str]:
+    """(where the evidence is: figure/chart only, table, layout or text; what is asked: count, list, number or
+    string), from the question's labels and its 'how many'."""
+    sources = [str(s).lower() for s in labels.get("evidence_sources") or []]
+    fmt = labels.get("answer_format")
+    where = ("figure/chart only" if sources and all(any(f in s for f in _FIGURE_SOURCES) for s in sources)
+             else "table" if any("table" in s for s in sources) else "layout" if any("layout" in s for s in sources)
+             else "text")
+    asked = ("count" if fmt == "Int" and re.search(r"(?i)\bhow many\b", text) else "list" if fmt == "List"
+             else "number" if fmt in ("Int", "Float") else "string")
+    return where, asked
+
+
+def printed(gold: str, asked: str, page_text: str, unit: str = "") -> bool:
+    """The gold value printed on the page: every item, a number among the page's numbers (a count: in digits
+    before the counted noun, up to three words between, as '7 quality levels'), a string as folded text."""
+    items = split_items(gold) if gold.strip().startswith("[") else [gold]
+    page_numbers = key_values(page_text)[0]
+    folded = fold(page_text)
+    for item in (i for i in items if i.strip()):
+        if asked == "count":
+            noun = re.escape(stem(unit)[:5]) if unit else "[a-z]"
+            if not re.search(rf"(?<![\d.,]){re.escape(item.strip())}\s+(?:[\w-]+\s+){{0,3}}{noun}", folded):
+                return False
+        elif re.fullmatch(r"[\s\d.,%$-]+", item):  # as the page prints it, or as its scale words make it
+            bare = item.strip(" $%").replace(",", "")
+            if not re.search(rf"(?<![\d.]){re.escape(bare)}(?![\d])", folded.replace(",", "")) and not all(
+                    any(numbers_equal(n, m) for m in page_numbers) for n in key_values(item)[0]):
+                return False
+        elif fold(item) not in folded:
+            return False
+    return True
+
+
+def first_gold_classes(wh, run_id: str) -> dict:
+    """regime -> 'where, asked' -> {n, right, wrong_printed}: the first-page-gold questions by class."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    pages: dict[tuple[str, int], str] = {}
+    for r in wh.query(FIRST_GOLD_SQL, [run_id, run_id, run_id]):
+        labels = json.loads(r["labels"]) if isinstance(r["labels"], str) else r["labels"] or {}
+        where, asked = evidence_class(r["text"], labels)
+        cell = out.setdefault(r["regime"], {}).setdefault(f"{where}, {asked}",
+                                                          {"n": 0, "right": 0, "wrong_printed": 0})
+        cell["n"] += 1
+        if r["correct"]:
+            cell["right"] += 1
+            continue
+        for page in r["gold_pages"]:
+            if (r["doc_id"], page) not in pages:
+                rows = wh.query("SELECT DISTINCT line_no, text FROM lines WHERE doc_id = ? AND page = ? "
+                                "ORDER BY line_no", [r["doc_id"], page])
+                pages[(r["doc_id"], page)] = "\n".join(x["text"] or "" for x in rows)
+        text = "\n".join(pages[(r["doc_id"], p)] for p in r["gold_pages"])
+        cell["wrong_printed"] += printed(r["answer"], asked, text, asked_class({"text": r["text"]}).unit)
+    return {regime: dict(sorted(cells.items(), key=lambda kv: -kv[1]["n"])) for regime, cells in out.items()}
 
 
 def subset(data: Path, home: Path, limit: int | None) -> Path:
@@ -166,6 +243,7 @@ def figures(settings: Settings, run_id: str) -> dict:
         retrieval = wh.query("SELECT status, count(*) AS n FROM retrieval_results WHERE run_id = ? GROUP BY ALL",
                              [run_id])
         trust_rows = wh.query(TRUST_SQL, [run_id, run_id, run_id])
+        classes = first_gold_classes(wh, run_id)
     single = [r for r in rows if r["answer_shape"] in SINGLE_VALUE_SHAPES and r["decomposition"] == "single"]
     single_found = [r for r in single if r["batch_exit"] != "not_found"]
 
@@ -214,6 +292,7 @@ def figures(settings: Settings, run_id: str) -> dict:
         "accuracy_all": {"batch": _acc(rows, "batch_correct"), "sequential": _acc(rows, "seq_correct"),
                          "auto": _acc(rows, "auto_correct")},
         "trust": trust(trust_rows),
+        "first_page_gold_classes": classes,
     }
 
 
@@ -238,6 +317,11 @@ def render(f: dict) -> str:
         cells = [f"{t[k]['share']} ({t[k]['correct']}/{t[k]['n']})" for k in ("precision",)] + [str(t["coverage"])] + \
             [f"{t[k]['share']} ({t[k]['correct']}/{t[k]['n']})" for k in ("answerable", "unanswerable", "first_page_gold")]
         lines.append(f"    {regime:10} " + " | ".join(cells))
+    lines.append("  first page gold by class (evidence, asked): n / right / wrong but the gold value printed on a "
+                 "gold page's text layer")
+    for regime, cells in f["first_page_gold_classes"].items():
+        lines.append(f"    {regime}: " + "; ".join(f"{k} {c['n']}/{c['right']}/{c['wrong_printed']}"
+                                               for k, c in cells.items()))
     return "\n".join(lines)
 
 

@@ -24,8 +24,24 @@ _TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|\d+(?:\.\d+)+%?|\d+%|[^\W_]
 _VOWEL = re.compile(r"[aeiouy]")
 
 
+# Irregular English verb and plural forms that suffix stripping cannot reach ('paid' meets 'pay', 'children' meets
+# 'child'). Only forms with one common reading: 'left', 'found', 'led', 'won', 'rose' and 'fell' are also a
+# direction, a stem of 'founded', a diode, a currency, a flower and a noun, so they stay as written.
+IRREGULAR = {"paid": "pay", "said": "say", "laid": "lay", "made": "make", "given": "give", "gave": "give",
+             "held": "hold", "sold": "sell", "bought": "buy", "spent": "spend", "took": "take", "taken": "take",
+             "kept": "keep", "brought": "bring", "lost": "lose", "grew": "grow", "grown": "grow", "risen": "rise",
+             "fallen": "fall", "began": "begin", "begun": "begin", "met": "meet", "sent": "send", "built": "build",
+             "chose": "choose", "chosen": "choose", "wrote": "write", "written": "write", "drove": "drive",
+             "driven": "drive", "spoke": "speak", "spoken": "speak", "taught": "teach", "thought": "think",
+             "sought": "seek", "caught": "catch", "children": "child", "people": "person", "women": "woman",
+             "men": "man"}
+
+
 def stem(token: str) -> str:
-    """Light suffix stripping (plurals, -ing, -ed, final e) so 'encodings', 'encoded' and 'encode' meet."""
+    """Light suffix stripping (plurals, -ing, -ed, final e) so 'encodings', 'encoded' and 'encode' meet; the
+    irregular forms of :data:`IRREGULAR` first."""
+    if token in IRREGULAR:
+        token = IRREGULAR[token]
     if len(token) <= 3 or not token.isalpha():
         return token
     if token.endswith("ies") and len(token) > 4:

@@ -57,6 +57,17 @@ def test_stem_conflates_inflections():
     assert stem("bus") == "bus"
 
 
+def test_stem_meets_irregular_forms():
+    # "Can the premium be paid ...?" must meet "You may pay the premium ...": suffix stripping cannot reach them
+    assert stem("paid") == stem("pay") == stem("paying")
+    assert stem("children") == stem("child")
+    assert stem("written") == stem("write") == stem("writes")
+    assert stem("held") == stem("holds")
+    # forms with a second common reading stay as written: a direction, a diode, a currency, 'founded'
+    assert stem("left") == "left" and stem("led") == "led" and stem("won") == "won"
+    assert stem("found") != stem("find")
+
+
 def test_query_terms_fall_back_to_content_words():
     terms = query_terms(question("Which optimizer was used?", []))
     assert [kw for kw, _ in terms.primary] == ["optimizer", "used"]

@@ -221,6 +221,19 @@ def test_contract_and_amendment_fees_contradict(sample):
     assert terms.contradicts == [] and terms.role != "primary"
 
 
+def test_an_irregular_verb_meets_its_base_form(sample):
+    # "paid" in the question meets "pay" in the text (tasks.terms.IRREGULAR): the passage that says how the premium
+    # may be paid ranks above one that only mentions an unpaid premium
+    policy = sample["insurance_policy"]
+    q = parse_question("s09", "Can the premium be paid in instalments?")
+    cands = pool([policy], [hit(policy, "keywords", 1, "When you have not paid the premium"),
+                            hit(policy, "keywords", 2, "You may pay the premium in full")])
+    out = arbitrate(q, cands)
+    _, pay = by_line(cands, out, policy, "You may pay the premium in full")
+    _, unpaid = by_line(cands, out, policy, "When you have not paid the premium")
+    assert pay.role == "primary" and pay.relevance > unpaid.relevance
+
+
 def test_injected_instruction_does_not_change_the_verdict(sample, tmp_path):
     spec = next(d for d in DOCUMENTS if d.name == "vendor_note")
     assert INJECTION_LINE in spec.body

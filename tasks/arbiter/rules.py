@@ -24,7 +24,6 @@ the arbiter says it is unsure and keeps both, the detector's first (tasks.arbite
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from schemas.contracts import (
     ArbiterOutput,
@@ -34,6 +33,14 @@ from schemas.contracts import (
 )
 from tasks.arbiter import evidence as ev
 from tasks.arbiter.pool import fit_to_pool, keep_lexical_best_when_unsure
+from tasks.arbiter.reading import (
+    PRIMARY_FLOOR,
+    Evidence,
+    Query,
+    make_query,
+    read_evidence,
+    weighted,
+)
 from tasks.generate.asked import asked_class
 from tasks.llm.base import LLMRequest, ProviderReply
 
@@ -43,61 +50,14 @@ from tasks.llm.base import LLMRequest, ProviderReply
 # answer line. A value of the asked shape next to the terms raises relevance and makes ``anchor_found``.
 _DURATION_RE = re.compile(r"(?i)\b(?:\d+|\(\d+\))['’]?\s+(?:business |calendar |working )?(?:days?|weeks?|months?|"
                           r"years?|hours?)\b")
-PRIMARY_FLOOR = 0.3
 PRIMARY_RELATIVE = 0.75
 SUPPORT_COVERAGE = 0.34  # weighted share of the terms on the candidate's lines -> at least supporting
 WEAK_COVERAGE = 0.15  # below this, a keyword-only overlap is discarded rather than tangential
 CONTRADICTION_OVERLAP = 0.6  # share of the two windows' terms they must have in common to be about one point
-TITLE_COVERAGE = 0.5  # share of a section title's words that must be question terms for a title match
 # Role bands: relevance = low + span * evidence strength, so a role and its relevance never disagree.
 BANDS = {"primary": (0.6, 0.4), "supporting": (0.4, 0.3), "tangential": (0.15, 0.25), "discarded": (0.0, 0.1)}
 SHAPE_NOUN = {"amount": "amount", "comparison": "value", "date": "date", "boolean": "yes/no cue", "entity": "name",
               "list": "list item", "text": "value"}
-
-
-@dataclass
-class Query:
-    """The question as the rules read it."""
-
-    question: ParsedQuestion
-    terms: list[str]  # stems, question order
-    surface: dict[str, str]  # stem -> the question's own word, for reasons
-    phrases: list[ev.Keyword]  # multi-word primary keywords
-    secondary: list[ev.Keyword]  # secondary keywords that add a term the primaries lack
-    distinct: list[str]  # years, numbers, codes, names the answer must involve (evidence.distinctive_terms)
-    q_tokens: frozenset[str]
-    acronyms: list[str] = field(default_factory=list)  # 'PP&E', 'COGS': read as the pool spells them out
-    weights: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def shape(self) -> str:
-        return self.question.answer_shape
-
-
-@dataclass
-class Evidence:
-    """What the rules read from one candidate; every field shows up in its reason or relevance."""
-
-    cand: CandidateBrief
-    title: str = ""
-    title_terms: list[str] = field(default_factory=list)  # question terms in the matching section title
-    coverage: float = 0.0  # rarity-weighted share of the terms on the lines
-    present: list[str] = field(default_factory=list)  # terms on the lines
-    phrases: list[str] = field(default_factory=list)  # multi-word keywords found as phrases
-    secondary: list[str] = field(default_factory=list)
-    window_terms: list[str] = field(default_factory=list)  # terms in the best window of ev.WINDOW lines
-    window_coverage: float = 0.0
-    values: list[str] = field(default_factory=list)  # values of the asked shape next to the best window
-    distinct: float = 1.0  # share of the question's distinctive terms present
-    rewrite: str | None = None
-    ignored: list[str] = field(default_factory=list)  # sentences addressed to the model, not read as evidence
-    needs_value: bool = True
-    page_coverage: float = 0.0  # rarity-weighted share of the terms over every candidate of the same page
-
-    @property
-    def anchor_found(self) -> bool:
-        """The candidate's own lines carry the keywords and a value of the asked shape."""
-        return self.window_coverage >= PRIMARY_FLOOR and (bool(self.values) or not self.needs_value)
 
 
 class RulesArbiterProvider:
@@ -132,12 +92,12 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
     texts = [ev.tokens("\n".join([c.section, *ls, *c.matched_keywords])) for c, (ls, _) in zip(candidates, stripped)]
     fit_to_pool(query, texts)
     query.weights = ev.rarity(query.terms, [set(t) for t in texts])
-    found = [_evidence(query, c, ls, ignored) for c, (ls, ignored) in zip(candidates, stripped)]
+    found = [read_evidence(query, c, ls, ignored) for c, (ls, ignored) in zip(candidates, stripped)]
     pages: dict[tuple[str, int], set[str]] = {}
     for c, t in zip(candidates, texts):
         pages.setdefault((c.doc_id, c.page), set()).update(t)
     for e in found:
-        e.page_coverage = _weighted(query, pages[(e.cand.doc_id, e.cand.page)])
+        e.page_coverage = weighted(query, pages[(e.cand.doc_id, e.cand.page)])
     bars = (max([PRIMARY_FLOOR] + [PRIMARY_RELATIVE * e.window_coverage for e in found]),
             max([PRIMARY_FLOOR] + [PRIMARY_RELATIVE * e.coverage for e in found]))
     roles = [_role(query, e, bars) for e in found]
@@ -169,101 +129,12 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
     return ArbiterOutput(verdicts=verdicts, not_found=not_found, not_found_reason=reason)
 
 
-def make_query(question: ParsedQuestion) -> Query:
-    # the ask's keywords (and those of the definitions it gives: the line items a computed answer reads), not the
-    # framing's ('assume', 'analyst', 'relying') nor notations no document prints as such ('Q3', 'FY2023', 'USD')
-    primary = ev.parse_keywords(ev.asked_keywords(question, question.keywords_primary)) \
-        or ev.parse_keywords(question.keywords_primary) or ev.parse_keywords(question.keywords_secondary)
-    if not primary:  # a parse with no keywords at all: the question's own content words
-        primary = ev.parse_keywords(ev.content_tokens(question.text))
-    # terms: content words of the keywords, without one-letter fragments ('U.S.' -> 'u', 's'); the number of a
-    # 'page 10' or 'figure 5' stays: page numbers and captions are printed on the page
-    terms = list(dict.fromkeys(t for k in primary for t in k.toks if len(t) > 1 or t.isdigit()))
-    if not terms:
-        terms = list(dict.fromkeys(t for k in primary for t in k.toks))
-    surface: dict[str, str] = {}
-    for k in primary:
-        for word in ev.normalise(k.text).split():
-            for t in ev.tokens(word):
-                surface.setdefault(t, word.strip(".,;:'\"()"))
-    secondary = [k for k in ev.parse_keywords(question.keywords_secondary) if not set(k.toks) <= set(terms)]
-    acronyms = list(dict.fromkeys(w for k in primary for w in k.text.split() if ev.is_acronym(w)))
-    return Query(
-        question=question, terms=terms, surface=surface, phrases=[k for k in primary if len(k.toks) > 1],
-        secondary=secondary, distinct=ev.question_terms(question),
-        q_tokens=frozenset(ev.tokens(question.text)), acronyms=acronyms,
-    )
-
-
-# -- evidence ------------------------------------------------------------------------------------------------------
-def _weighted(query: Query, present: set[str]) -> float:
-    return ev.weighted_share(query.terms, query.weights, present)
-
-
-def _evidence(query: Query, c: CandidateBrief, raw_lines: list[str], ignored: list[str]) -> Evidence:
-    e = Evidence(cand=c, ignored=ignored, needs_value=ev.shape_needs_value(query.shape))
-    lines = [ln for ln in raw_lines if ln.strip()]
-    line_toks = [ev.tokens(ln) for ln in lines]
-    all_toks = [t for lt in line_toks for t in lt]
-    all_set = set(all_toks)
-    e.present = [t for t in query.terms if t in all_set]
-    e.coverage = _weighted(query, all_set)
-    e.phrases = [k.text for k in query.phrases if ev.keyword_score(list(k.toks), all_toks, all_set) == 1.0]
-    e.secondary = [k.text for k in query.secondary if ev.keyword_score(list(k.toks), all_toks, all_set) >= 0.8]
-
-    e.title = c.section.split(" > ")[-1].strip() if c.section else ""
-    title_words = [t for t in ev.content_tokens(e.title) if not t.isdigit()]
-    if title_words:
-        matched = [t for t in title_words if t in query.terms]
-        share = len(matched) / len(title_words)
-        # the whole title, or most of it in two words or more: 'Positional Encoding', not 'Health Insurance'
-        if share == 1.0 or (len(matched) >= 2 and share >= TITLE_COVERAGE):
-            e.title_terms = matched
-
-    best_i, best = 0, (-1.0, -1)
-    for i in range(max(1, len(lines))):
-        window = set(t for lt in line_toks[i : i + ev.WINDOW] for t in lt)
-        key = (_weighted(query, window), sum(1 for k in query.secondary if set(k.toks) <= window))
-        if key > best:
-            best_i, best = i, key
-            e.window_terms = [t for t in query.terms if t in window]
-    e.window_coverage = max(0.0, best[0])
-    if e.window_terms:
-        # values from the window and a line either side: those on lines richest in question terms first, a
-        # line's own values before one broken across it and the next line (read whole from the pair)
-        terms = set(query.terms)
-        near = range(max(0, best_i - 1), min(len(lines), best_i + ev.WINDOW + 1))
-        ordered = sorted(near, key=lambda j: (-len(terms & set(line_toks[j])), abs(j - best_i - 1)))
-        found = [v for j in ordered
-                 for v in (*ev.values_of_shape(lines[j], query.shape, query.q_tokens),
-                           *ev.values_of_shape("\n".join(lines[j : j + 2]), query.shape, query.q_tokens))]
-        if query.shape in ("amount", "comparison"):
-            found = ev.prefer_units(found)
-        e.values = list(dict.fromkeys(found))[:3]
-        e.rewrite = _table_rewrite(lines, best_i)
-    if query.distinct:
-        carried = all_set | set(ev.tokens(c.section))
-        e.distinct = sum(1 for t in query.distinct if ev.carries(t, carried)) / len(query.distinct)
-    return e
-
-
-def _table_rewrite(lines: list[str], i: int) -> str | None:
-    """'<header> | <row>' when the anchor is a flattened table row and a label line stands above it."""
-    for j in (i, i + 1):
-        if j < len(lines) and ev.is_table_row(lines[j]):
-            for h in range(j - 1, max(-1, j - 5), -1):
-                if ev.is_header_line(lines[h]):
-                    return f"{lines[h].strip()} | {lines[j].strip()}"
-            return None
-    return None
-
-
 # -- verdicts ------------------------------------------------------------------------------------------------------
 def _strength(query: Query, e: Evidence) -> float:
     """Evidence strength in [0, 1]: title match, coverage, co-occurrence, phrases, value, distinct terms, agreement,
     and the coverage of the candidate's page (the page is the unit of evidence: a statement whose title, row labels
     and header are three candidates carries the question as one page)."""
-    title = _weighted(query, set(e.title_terms))
+    title = weighted(query, set(e.title_terms))
     phrases = len(e.phrases) / len(query.phrases) if query.phrases else e.window_coverage
     return min(1.0, (
         0.20 * title
