@@ -4,6 +4,8 @@ text cache, the GPU route."""
 from __future__ import annotations
 
 import importlib.util
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import polars as pl
@@ -11,7 +13,13 @@ import pytest
 
 from tasks.corpus import embed, onnx_model
 from tasks.corpus.blocks import block_spans, window_vectors
-from tasks.corpus.embed import OnnxMiniLMEmbedder, TorchMiniLMEmbedder, embed_unique, get_embedder
+from tasks.corpus.embed import (
+    OnnxMiniLMEmbedder,
+    TorchMiniLMEmbedder,
+    embed_unique,
+    get_embedder,
+    make_embedder,
+)
 from tasks.corpus.windows import build_windows
 
 
@@ -121,12 +129,22 @@ def test_dynamic_int8_model_agrees_with_torch(onnx):
     assert cos.min() > 0.98, cos
 
 
+def test_threads_that_ask_at_once_share_one_embedder(monkeypatch):
+    """Two ingest threads start their first documents together: one embedder is built, not one each."""
+    monkeypatch.setattr(embed, "_embedders", {})
+    built = []
+    monkeypatch.setattr(embed, "make_embedder", lambda *key: built.append(key) or time.sleep(0.2) or object())
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: get_embedder("hash"), range(4)))
+    assert len(built) == 1 and all(g is got[0] for g in got)
+
+
 def test_a_gpu_device_takes_the_torch_path(monkeypatch):
     """No GPU here: the route is checked (the torch embedder is built for that device), not CUDA itself."""
     built = []
     monkeypatch.setattr(TorchMiniLMEmbedder, "__init__", lambda self, device, batch_size: built.append(device))
-    assert isinstance(get_embedder.__wrapped__("minilm", "cuda"), TorchMiniLMEmbedder)
+    assert isinstance(make_embedder("minilm", "cuda"), TorchMiniLMEmbedder)
     assert built == ["cuda"]
-    assert isinstance(get_embedder.__wrapped__("minilm", "cpu"), OnnxMiniLMEmbedder)
+    assert isinstance(make_embedder("minilm", "cpu"), OnnxMiniLMEmbedder)
     with pytest.raises(ValueError, match="unknown embedder"):
-        get_embedder.__wrapped__("nope")
+        make_embedder("nope")

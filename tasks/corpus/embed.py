@@ -16,7 +16,6 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -208,8 +207,23 @@ def embed_unique(embedder: Embedder, texts: list[str]) -> tuple[np.ndarray, int]
     return out, len(todo)
 
 
-@lru_cache(maxsize=4)
+_embedders: dict[tuple, Embedder] = {}
+_embedders_lock = threading.Lock()
+
+
 def get_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32, threads: int = 0) -> Embedder:
+    """One embedder per configuration and process, built on first use. Under a lock: ``functools.lru_cache`` (used
+    here before) may run the builder twice when two threads miss at once, and the two ingest threads' first
+    documents did, so each ran its own onnxruntime session over every core and the two fought for them (model
+    time summed over the threads 109.6 s for an ingest of 87.3 s wall)."""
+    key = (kind, device, batch_size, threads)
+    with _embedders_lock:
+        if key not in _embedders:
+            _embedders[key] = make_embedder(*key)
+        return _embedders[key]
+
+
+def make_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32, threads: int = 0) -> Embedder:
     """``minilm`` on ``cpu``: dynamic int8 on onnxruntime; on any other device (``cuda``, ``cuda:1``, ``mps``): torch.
     ``minilm-torch`` forces the torch path (on CPU too: the reference the int8 model is measured against)."""
     if kind == "minilm" and device == "cpu":
