@@ -21,6 +21,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -86,26 +87,42 @@ def run_mode(mode: str, pdfs: list[Path], home: Path, workers: int) -> dict:
 
 
 def embedder_alone(home: Path) -> dict:
-    """The blocks ``home``'s ingest ran through the model (rebuilt from its lines and toc), run again by this
-    process's embedder: the model's work alone, nothing else of ingest."""
+    """The blocks ``home``'s ingest ran through the model (rebuilt from its lines and toc), run again as ingest
+    runs them (``ingest.parse_workers`` threads, each with its own embedder, the blocks dealt out in turn): the
+    model's work alone, nothing else of ingest."""
     from tasks.corpus.blocks import line_blocks
-    from tasks.corpus.embed import get_embedder
+    from tasks.corpus.embed import bundled_tokenizer, thread_embedder
     from warehouse.db import Warehouse
 
     settings = get_settings(home=home)
-    embedder = get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size)
+    spec = (settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size,
+            settings.embedder.threads)
+    tokenizer = bundled_tokenizer()
     blocks: list[str] = []
     with Warehouse(settings.duckdb_path, read_only=True) as wh:
         for (doc_id,) in wh.con.execute("SELECT doc_id FROM documents WHERE status = 'ok'").fetchall():
             lines = wh.con.sql(f"SELECT line_no, page, text FROM lines WHERE doc_id = '{doc_id}'").pl()
             toc = wh.con.sql(f"SELECT * FROM toc WHERE doc_id = '{doc_id}'").pl()
-            blocks.extend(line_blocks(embedder.tokenizer, lines, toc, settings.ingest.embed_block_lines)[1])
-    embedder.embed(blocks[:32])  # warm-up: first-call allocations are not throughput
+            blocks.extend(line_blocks(tokenizer, lines, toc, settings.ingest.embed_block_lines)[1])
+    n = max(1, settings.ingest.parse_workers)
+    ready = threading.Barrier(n + 1)
+
+    def run(part: list[str]) -> None:
+        embedder = thread_embedder(*spec)
+        embedder.embed(part[:32])  # warm-up: first-call allocations are not throughput
+        ready.wait()
+        embedder.token_states(part)
+
+    threads = [threading.Thread(target=run, args=(blocks[i::n],)) for i in range(n)]
+    for t in threads:
+        t.start()
+    ready.wait()
     t0, c0 = time.perf_counter(), time.process_time()
-    embedder.token_states(blocks)
+    for t in threads:
+        t.join()
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    tokens = sum(embedder.token_counts(blocks))
-    return {"texts": len(blocks), "tokens": tokens, "seconds": seconds, "cpu_s": cpu}
+    tokens = sum(len(e.ids) for e in tokenizer.encode_batch(blocks))
+    return {"texts": len(blocks), "tokens": tokens, "seconds": seconds, "cpu_s": cpu, "threads": n}
 
 
 def child(args: argparse.Namespace) -> int:

@@ -52,8 +52,8 @@ def _vectors(home: Path) -> tuple[pl.DataFrame, np.ndarray]:
 
 
 def _embedder_loads() -> int:
-    """In a worker: how many embedders this process has built (get_embedder keeps one per process)."""
-    return len(embed._embedders)
+    """In a worker: how many embedders this process has built (one per thread; a worker has one thread)."""
+    return embed.builds
 
 
 def test_ingest_on_dask_process_workers_matches_single_process(tmp_path, api_env):

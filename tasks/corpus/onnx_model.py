@@ -18,6 +18,7 @@ import hashlib
 import logging
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import onnx
@@ -31,6 +32,7 @@ SOURCE_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a
 RECIPE = "dynint8-pc-v1"
 DYNAMIC_SHA256 = "9e80251537633bab7d98c9a4f07070371d83f1d28e6994a1f5d93c53de3c5454"
 log = logging.getLogger("arbiter.embed")
+_lock = threading.Lock()  # ingest threads load their sessions at once: one of them builds, the other waits
 
 
 def sha256_of(path: Path) -> str:
@@ -87,12 +89,13 @@ def build_dynamic(source: Path, target: Path) -> str:
 
 def dynamic_model() -> Path:
     """The dynamic-int8 model file, built on first use and verified by hash on every load."""
-    source = source_model()
-    target = cache_dir() / f"all-MiniLM-L6-v2-{RECIPE}-{SOURCE_SHA256[:12]}.onnx"
-    recorded = target.with_suffix(".sha256")
-    if target.is_file() and recorded.is_file():
-        if sha256_of(target) == recorded.read_text().strip():
-            return target
-        log.warning("%s does not match its recorded sha256; rebuilding it", target)
-    build_dynamic(source, target)
-    return target
+    with _lock:
+        source = source_model()
+        target = cache_dir() / f"all-MiniLM-L6-v2-{RECIPE}-{SOURCE_SHA256[:12]}.onnx"
+        recorded = target.with_suffix(".sha256")
+        if target.is_file() and recorded.is_file():
+            if sha256_of(target) == recorded.read_text().strip():
+                return target
+            log.warning("%s does not match its recorded sha256; rebuilding it", target)
+        build_dynamic(source, target)
+        return target
