@@ -161,7 +161,8 @@ def show(r: dict) -> str:
     alone = r.get("alone")
     if alone:
         tok = f", {alone['tokens'] / alone['seconds']:.0f} tokens/s" if alone["tokens"] else ""
-        out += (f"\n         embedder alone ({alone.get('threads', 1)} threads), same process, next: {alone['texts']} blocks in {alone['seconds']:.1f} s "
+        out += (f"\n         embedder alone ({alone.get('threads', 1)} threads), same process, next: "
+                f"{alone['texts']} blocks in {alone['seconds']:.1f} s "
                 f"(CPU {alone['cpu_s']:.1f} s; {alone['texts'] / alone['seconds']:.1f} blocks/s{tok}, "
                 f"{r['pages'] / alone['seconds']:.2f} pages/s); ingest wall / embedder alone = "
                 f"{r['wall_s'] / alone['seconds']:.2f}x (goal <= 1.1x)")
