@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         cpu = min(p for _, p in seconds[c])
         base = base or wall
         print(f"  {c[0]:12s} batch {c[1]:3d} {'sorted  ' if c[2] else 'unsorted'} {len(texts) / wall:7.1f} blocks/s "
-              f"{tokens / wall:8.0f} tokens/s  wall {wall:6.2f} s  cpu {cpu:6.2f} s  ({base / wall:.2f}x the first row)")
+              f"{tokens / wall:8.0f} tokens/s  wall {wall:6.2f} s  cpu {cpu:6.2f} s  "
+              f"({base / wall:.2f}x the first row)")
     ref = vecs.get("packaged")
     for kind, v in vecs.items():
         if ref is not None and kind != "packaged":

