@@ -80,15 +80,18 @@ def ingest_into(wh: Warehouse, run_id: str, inputs: list[Path], settings: Settin
     summary = IngestSummary(run_id=run_id)
     files, roots = discover(inputs)
     summary.files = len(files)
+    vectors = VectorStore(settings.lance_dir) if embed else None
+    spec = EmbedSpec.from_settings(settings) if embed else None
+    stored = vectors.doc_embedders() if vectors is not None else None
     todo = []
     for path in files:
-        if is_unchanged(wh, path):
+        if is_unchanged(wh, path, stored, spec.embedder_name if spec else None):
             summary.skipped.append(str(path))
         else:
             todo.append(path)
+    # largest first: the last document to finish runs alone on one thread, so the small ones go last
+    todo.sort(key=lambda p: p.stat().st_size if p.is_file() else 0, reverse=True)
     console.tee(log)(f"ingest: {len(files)} file(s), {len(summary.skipped)} unchanged, {len(todo)} to parse")
-    vectors = VectorStore(settings.lance_dir) if todo and embed else None
-    spec = EmbedSpec.from_settings(settings) if vectors is not None else None
     process_many = process_many or local_threads(settings.ingest.parse_workers)
     bar = console.Progress("ingest", len(todo), unit=" files").start()
     for i, outcome in enumerate(process_many(todo, spec), start=1):

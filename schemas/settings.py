@@ -30,7 +30,7 @@ class IngestSettings(BaseModel):
 class EmbedderSettings(BaseModel):
     kind: str = Field("minilm", description="'minilm' (bundled all-MiniLM-L6-v2, offline), 'minilm-torch' (same model through torch) or 'hash' (tests only)")
     device: str = Field("cpu", description="'cpu' (int8 onnxruntime) or a torch device such as 'cuda' (needs the gpu extra)")
-    threads: int = Field(0, description="onnxruntime threads per embedder (0 = every core; Dask process workers use 1)")
+    threads: int = Field(0, description="onnxruntime intra-op threads per embedder session (0: at ingest one per ingest thread, which runs its own session; for questions every core)")
 
 
 class DetectSettings(BaseModel):

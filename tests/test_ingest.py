@@ -9,6 +9,7 @@ import pytest
 
 from flows.ingest import ingest_into
 from schemas.settings import get_settings
+from tasks.corpus.embed import HashEmbedder
 from tasks.corpus.sample.generate import generate_sample_corpus, write_bad_files
 from warehouse import corpus
 from warehouse.db import Warehouse
@@ -47,6 +48,24 @@ def test_ingest_sample_then_rerun_skips_everything(settings, sample, tmp_path):
     with Warehouse(settings.duckdb_path) as wh:
         assert wh.scalar("SELECT count(*) FROM lines") == n_lines  # no duplicates
     assert VectorStore(settings.lance_dir).count() == first.windows
+
+
+def test_unchanged_files_embedded_by_another_model_are_embedded_again(settings, sample, tmp_path, monkeypatch):
+    """A new embedder (a model upgrade) re-embeds unchanged files: their vectors must come from the model that
+    embeds the questions; once they do, the next run skips them again."""
+    docs = tmp_path / "docs"
+    shutil.copytree(sample.root / "docs", docs)
+    first = _ingest(settings, [docs])
+    assert VectorStore(settings.lance_dir).doc_embedders().values() and all(
+        names == {HashEmbedder.name} for names in VectorStore(settings.lance_dir).doc_embedders().values())
+    monkeypatch.setattr(HashEmbedder, "name", "hash-bow-256-next")
+    second = _ingest(settings, [docs])
+    assert len(second.ingested) == len(sample.pdfs) and second.skipped == []
+    store = VectorStore(settings.lance_dir)
+    assert store.count() == first.windows  # replaced, not added
+    assert set().union(*store.doc_embedders().values()) == {"hash-bow-256-next"}
+    third = _ingest(settings, [docs])
+    assert third.ingested == [] and len(third.skipped) == len(sample.pdfs)
 
 
 def test_changed_file_replaces_rows_and_vectors(settings, sample, tmp_path):

@@ -98,6 +98,18 @@ class VectorStore:
             return set()
         return set(tbl.to_arrow().column("doc_id").unique().to_pylist())
 
+    def doc_embedders(self) -> dict[str, set[str]]:
+        """doc_id -> the names of the embedders its stored vectors came from (one, unless an ingest was torn)."""
+        tbl = self.table()
+        if tbl is None:
+            return {}
+        out: dict[str, set[str]] = {}
+        # a scan of the two columns only (to_arrow would read every vector too)
+        cols = tbl.search().select(["doc_id", "embedder"]).limit(None).to_arrow().to_pydict()
+        for doc, name in zip(cols["doc_id"], cols["embedder"]):
+            out.setdefault(doc, set()).add(name)
+        return out
+
     def count(self, doc_id: str | None = None) -> int:
         tbl = self.table()
         if tbl is None:

@@ -245,6 +245,18 @@ def thread_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int =
     return mine[key]
 
 
+def embedder_name(kind: str = "minilm", device: str = "cpu") -> str:
+    """The name the embedder :func:`make_embedder` would build records with its vectors, without loading a model
+    (ingest compares it with the stored vectors' to know which unchanged files were embedded by another model)."""
+    if kind == "minilm" and device == "cpu":
+        return OnnxMiniLMEmbedder.name
+    if kind in ("minilm", "minilm-torch"):
+        return TorchMiniLMEmbedder.name
+    if kind == "hash":
+        return HashEmbedder.name
+    raise ValueError(f"unknown embedder {kind!r}: use 'minilm' (default, offline), 'minilm-torch' or 'hash' (tests)")
+
+
 def make_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32, threads: int = 0) -> Embedder:
     """``minilm`` on ``cpu``: dynamic int8 on onnxruntime; on any other device (``cuda``, ``cuda:1``, ``mps``): torch.
     ``minilm-torch`` forces the torch path (on CPU too: the reference the int8 model is measured against)."""

@@ -23,7 +23,7 @@ from prefect.cache_policies import NO_CACHE
 
 from schemas.settings import Settings
 from tasks.corpus.blocks import window_vectors
-from tasks.corpus.embed import embed_unique, thread_embedder
+from tasks.corpus.embed import embed_unique, embedder_name, thread_embedder
 from tasks.corpus.parse import (
     PARSER_VERSION,
     DocumentError,
@@ -57,6 +57,10 @@ class EmbedSpec:
                    threads=settings.embedder.threads if threads is None else threads,
                    window_lines=settings.ingest.window_lines, window_stride=settings.ingest.window_stride,
                    block_lines=settings.ingest.embed_block_lines)
+
+    @property
+    def embedder_name(self) -> str:
+        return embedder_name(self.kind, self.device)
 
 
 @dataclass
@@ -124,12 +128,19 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def is_unchanged(wh: Warehouse, path: Path) -> bool:
-    """Same bytes, same parser version, and the previous ingest finished (status ok)."""
+def is_unchanged(wh: Warehouse, path: Path, stored: dict[str, set[str]] | None = None,
+                 embedder: str | None = None) -> bool:
+    """Same bytes, same parser version, and the previous ingest finished (status ok). With ``stored`` (doc_id ->
+    the embedder names of its vectors, :meth:`VectorStore.doc_embedders`) and ``embedder`` (the one this ingest
+    uses), also embedded by that embedder: after a model change an unchanged file is embedded again, or its
+    vectors would come from another model than the questions' (a document without windows has none to redo)."""
     row = corpus.get_document(wh, str(path))
     if not row or row["status"] != "ok" or row["parser_version"] != PARSER_VERSION or not path.is_file():
         return False
-    return row["doc_id"] == sha256_file(path)
+    if row["doc_id"] != sha256_file(path):
+        return False
+    names = (stored or {}).get(row["doc_id"])
+    return embedder is None or not names or names == {embedder}
 
 
 def parse_outcome(path: Path) -> ParseOutcome:
