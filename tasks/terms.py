@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # Function words and question scaffolding: they carry no topic in a question and are noise in BM25.
 STOPWORDS = frozenset(
@@ -37,6 +38,9 @@ IRREGULAR = {"paid": "pay", "said": "say", "laid": "lay", "made": "make", "given
              "men": "man"}
 
 
+# a word's stem is a pure function of it and a corpus's vocabulary is small beside its tokens: every line, question
+# and passage is stemmed word by word by detection, the arbiter and the reader, 445k calls for 256 questions
+@lru_cache(maxsize=1 << 17)
 def stem(token: str) -> str:
     """Light suffix stripping (plurals, -ing, -ed, final e) so 'encodings', 'encoded' and 'encode' meet; the
     irregular forms of :data:`IRREGULAR` first."""
