@@ -21,6 +21,7 @@ from tasks.corpus.embed import (
     make_embedder,
 )
 from tasks.corpus.windows import build_windows
+from tasks.files import sha256_file
 
 
 def _doc(pages: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -104,7 +105,7 @@ def test_the_dynamic_model_is_built_once_and_checked_by_hash(tmp_path, monkeypat
     monkeypatch.setattr(onnx_model, "build_dynamic", lambda src, dst: built.append(dst) or real(src, dst))
     path = onnx_model.dynamic_model()
     assert path.parent == tmp_path and built == [path]
-    assert path.with_suffix(".sha256").read_text() == onnx_model.sha256_of(path)
+    assert path.with_suffix(".sha256").read_text() == sha256_file(path)
     assert onnx_model.dynamic_model() == path and len(built) == 1  # cached: no second build
     good = path.read_bytes()
     path.write_bytes(good[: len(good) // 2])  # a truncated copy (a build cut short, a bad disk) is not trusted

