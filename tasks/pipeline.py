@@ -218,11 +218,30 @@ def _write(ctx: PipelineContext, items: list[QuestionWrite]) -> None:
             set_question_status(ctx.wh, ctx.run_id, item.question_id, "failed", message)
 
 
+class _Chunks:
+    """Finished questions waiting for their chunk's write: CHUNK_QUESTIONS of them, or ``seconds`` after the
+    chunk's first, whichever comes first; :meth:`flush` writes what is left."""
+
+    def __init__(self, ctx: PipelineContext, seconds: float):
+        self.ctx, self.seconds = ctx, seconds
+        self.pending: list[QuestionWrite] = []
+        self.started = time.monotonic()
+
+    def add(self, item: QuestionWrite) -> None:
+        self.pending.append(item)
+        if len(self.pending) >= CHUNK_QUESTIONS or time.monotonic() - self.started >= self.seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            _write(self.ctx, self.pending)
+        self.pending, self.started = [], time.monotonic()
+
+
 def process_questions(ctx: PipelineContext, rows: Iterable[dict[str, Any]]) -> Iterator[str]:
     """Each question's final status as it finishes; its rows land with its chunk (CHUNK_QUESTIONS or
     CHUNK_SECONDS). The finished questions of the last chunk are written however the walk ends (a SIGTERM too)."""
-    pending: list[QuestionWrite] = []
-    started = time.monotonic()
+    chunks = _Chunks(ctx, CHUNK_SECONDS)
     log = call_log(ctx.wh)
     # the calls' rows are inserted with their chunk (flushed by _write) rather than every 50 ms: one statement of
     # a chunk's calls instead of one per call or two; each row is still journaled first when durable_log is on
@@ -230,15 +249,11 @@ def process_questions(ctx: PipelineContext, rows: Iterable[dict[str, Any]]) -> I
     try:
         for row in rows:
             item = walk_question(ctx, row)
-            pending.append(item)
-            if len(pending) >= CHUNK_QUESTIONS or time.monotonic() - started >= CHUNK_SECONDS:
-                _write(ctx, pending)
-                pending, started = [], time.monotonic()
+            chunks.add(item)
             yield item.status
     finally:
         try:
-            if pending:
-                _write(ctx, pending)
+            chunks.flush()
         finally:
             log.linger_s = linger
 
@@ -258,21 +273,16 @@ def process_concurrently(ctx: PipelineContext, rows: list[dict[str, Any]], worke
     pool = ThreadPoolExecutor(workers, thread_name_prefix="question")
     futures = [pool.submit(_walk_gated, gate, ctx, r) for r in rows]
     collected: set = set()
-    pending: list[QuestionWrite] = []
-    started = time.monotonic()
+    chunks = _Chunks(ctx, CONCURRENT_CHUNK_SECONDS)
     try:
         for fut in as_completed(futures):
             collected.add(fut)
             item = fut.result()  # walk_question records failures as rows; it raises only on a stop
-            pending.append(item)
-            if len(pending) >= CHUNK_QUESTIONS or time.monotonic() - started >= CONCURRENT_CHUNK_SECONDS:
-                _write(ctx, pending)
-                pending, started = [], time.monotonic()
+            chunks.add(item)
             yield item.status
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         ctx.arbiter.gate = ctx.generator.gate = None
-        pending += [f.result() for f in futures
-                    if f not in collected and f.done() and not f.cancelled() and f.exception() is None]
-        if pending:
-            _write(ctx, pending)
+        chunks.pending += [f.result() for f in futures
+                           if f not in collected and f.done() and not f.cancelled() and f.exception() is None]
+        chunks.flush()
