@@ -245,27 +245,31 @@ def thread_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int =
     return mine[key]
 
 
+def embedder_class(kind: str = "minilm", device: str = "cpu") -> type:
+    """``minilm`` on ``cpu``: dynamic int8 on onnxruntime; on any other device (``cuda``, ``cuda:1``, ``mps``): torch.
+    ``minilm-torch`` forces the torch path (on CPU too: the reference the int8 model is measured against)."""
+    if kind == "minilm" and device == "cpu":
+        return OnnxMiniLMEmbedder
+    if kind in ("minilm", "minilm-torch"):
+        return TorchMiniLMEmbedder
+    if kind == "hash":
+        return HashEmbedder
+    raise ValueError(f"unknown embedder {kind!r}: use 'minilm' (default, offline), 'minilm-torch' or 'hash' (tests)")
+
+
 def embedder_name(kind: str = "minilm", device: str = "cpu") -> str:
     """The name the embedder :func:`make_embedder` would build records with its vectors, without loading a model
     (ingest compares it with the stored vectors' to know which unchanged files were embedded by another model)."""
-    if kind == "minilm" and device == "cpu":
-        return OnnxMiniLMEmbedder.name
-    if kind in ("minilm", "minilm-torch"):
-        return TorchMiniLMEmbedder.name
-    if kind == "hash":
-        return HashEmbedder.name
-    raise ValueError(f"unknown embedder {kind!r}: use 'minilm' (default, offline), 'minilm-torch' or 'hash' (tests)")
+    return embedder_class(kind, device).name
 
 
 def make_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32, threads: int = 0) -> Embedder:
-    """``minilm`` on ``cpu``: dynamic int8 on onnxruntime; on any other device (``cuda``, ``cuda:1``, ``mps``): torch.
-    ``minilm-torch`` forces the torch path (on CPU too: the reference the int8 model is measured against)."""
+    """A new embedder of :func:`embedder_class`'s choice."""
     global builds
     builds += 1
-    if kind == "minilm" and device == "cpu":
-        return OnnxMiniLMEmbedder(batch_size=batch_size, threads=threads)
-    if kind in ("minilm", "minilm-torch"):
-        return TorchMiniLMEmbedder(device=device, batch_size=batch_size)
-    if kind == "hash":
-        return HashEmbedder()
-    raise ValueError(f"unknown embedder {kind!r}: use 'minilm' (default, offline), 'minilm-torch' or 'hash' (tests)")
+    cls = embedder_class(kind, device)
+    if cls is OnnxMiniLMEmbedder:
+        return cls(batch_size=batch_size, threads=threads)
+    if cls is TorchMiniLMEmbedder:
+        return cls(device=device, batch_size=batch_size)
+    return cls()
