@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
 from collections import Counter
 from pathlib import Path
@@ -14,6 +16,7 @@ from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
 from tasks.corpus.embed import get_embedder
 from tasks.detect.run import CorpusCache
+from tasks.llm.tokens import UnknownEncodingError, get_encoding
 from tasks.pipeline import PipelineContext, process_concurrently, process_question, process_questions
 from tasks.providers import calls_remote, make_clients, use_arbiter
 from tasks.questions.load import ingest_questions, load_question_set, resolve_docs
@@ -65,6 +68,10 @@ def build_context(wh: Warehouse, run_id: str, settings: Settings, regime: str, p
     embedder = (get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size)
                 if vectors.count() else None)
     arb, gen = make_clients(settings, wh, run_id)
+    # the token counter every generation budget uses, built here once (~0.2 s) rather than inside the first
+    # question; a bad tokenizer setting still fails each count with its hint
+    with contextlib.suppress(UnknownEncodingError):
+        get_encoding(settings.llm.tokenizer)
     return PipelineContext(wh=wh, run_id=run_id, settings=settings, corpus=CorpusCache(wh, settings),
                            vectors=vectors if embedder else None, embedder=embedder, arbiter=arb, generator=gen,
                            regime=regime, profile=profile, stop_after=stop_after)
@@ -91,6 +98,10 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
     statuses: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
     if todo:
         ctx = build_context(wh, run_id, settings, regime, profile, stop_after)
+        # the set-up's objects (corpus cache, parsed questions, the SDK's and Prefect's modules) live as long as
+        # the run and are never garbage: moved out of the collector's view, so that the collections the run's
+        # short-lived objects trigger stop traversing them (measured with the fake server: 14% of the CPU)
+        gc.freeze()
         if submit:  # the arbiter is a model behind an API: up to max_in_flight questions wait on it at once
             outcomes = process_concurrently(ctx, todo, settings.llm.max_in_flight)
         elif calls_remote(settings):  # one at a time, each stage stored as it finishes: a paid result kept at once

@@ -137,6 +137,25 @@ def test_bounds_go_to_local_servers_not_to_openai(monkeypatch):
     assert forced["response_format"]["json_schema"]["schema"]["properties"]["verdicts"]["maxItems"] == 1
 
 
+def test_each_pool_gets_its_own_bounds_from_the_shared_template():
+    local = OpenAIProvider(LLMSettings(base_url="http://127.0.0.1:1/v1", bound_text_chars=99, bound_list_items=4))
+
+    def schema(ids: list[str]) -> dict:
+        return local.chat_body(arbiter_request(ids))["response_format"]["json_schema"]["schema"]
+
+    first = schema(["a", "b"])
+    second = schema(["c"])
+    no_pool = schema([])
+    enum = lambda s: s["properties"]["verdicts"]["items"]["properties"]["candidate_id"].get("enum")  # noqa: E731
+    assert enum(first) == ["a", "b"] and enum(second) == ["c"] and enum(no_pool) is None
+    assert first["properties"]["verdicts"]["maxItems"] == 2 and second["properties"]["verdicts"]["maxItems"] == 1
+    assert no_pool["properties"]["verdicts"]["maxItems"] == 4 and "minItems" not in no_pool["properties"]["verdicts"]
+    assert "maxLength" not in json.dumps(first["properties"]["verdicts"]["items"]["properties"]["candidate_id"])
+    # the parts no pool changes are shared with the template, not copied per call
+    assert first["properties"]["verdicts"]["items"]["properties"]["reason"] is \
+        second["properties"]["verdicts"]["items"]["properties"]["reason"]
+
+
 def test_a_server_rejecting_a_bound_keyword_gets_the_schema_without_bounds(wh):
     def respond(body: dict) -> FakeResponse:
         if "maxLength" in json.dumps(body.get("response_format")):

@@ -39,6 +39,7 @@ class VectorStore:
         self.db = lancedb.connect(str(self.dir))
         self._lock = threading.RLock()
         self._table = None
+        self._dim: int | None = None  # the stored vectors' dimension, read once (see dim)
         self._docs: dict[str, tuple[pl.DataFrame, np.ndarray]] = {}  # doc_id -> (windows, unit vectors)
 
     def _schema(self, dim: int) -> pa.Schema:
@@ -62,6 +63,16 @@ class VectorStore:
                 self._table = self.db.open_table(TABLE)
             return self._table
 
+    def dim(self) -> int | None:
+        """The stored vectors' dimension (None: no vectors yet). Read from the table's schema once: a LanceDB
+        schema read is a round trip through its background event loop (~0.6 ms), which every question paid."""
+        with self._lock:
+            if self._dim is None:
+                tbl = self.table()
+                if tbl is not None:
+                    self._dim = tbl.schema.field("vector").type.list_size
+            return self._dim
+
     def replace_doc(self, doc_id: str, windows: pl.DataFrame, vectors: np.ndarray, embedder: str) -> int:
         """Delete the document's old vectors and add the new ones (a re-ingested, changed document)."""
         if windows.height != len(vectors):
@@ -80,7 +91,7 @@ class VectorStore:
             arrow = arrow.append_column("vector", pa.FixedSizeListArray.from_arrays(flat, dim))
             arrow = arrow.cast(self._schema(dim))
             if tbl is None:
-                self._table = self.db.create_table(TABLE, data=arrow)
+                self._table, self._dim = self.db.create_table(TABLE, data=arrow), None
             else:
                 tbl.add(arrow)
         return windows.height

@@ -47,8 +47,7 @@ class EmbedderMismatchError(RuntimeError):
 def _embedding_plan_input(corpus: CorpusCache, vectors, embedder, doc_ids: list[str]) -> bool:
     if vectors is None or embedder is None or not corpus.has_vectors(vectors, doc_ids):
         return False
-    table = vectors.table()
-    dim = table.schema.field("vector").type.list_size if table is not None else None
+    dim = vectors.dim()
     if dim is not None and dim != embedder.dim:
         raise EmbedderMismatchError(
             f"stored line-window vectors are {dim}-d but embedder {embedder.name!r} makes {embedder.dim}-d vectors: "

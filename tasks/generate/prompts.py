@@ -100,10 +100,10 @@ def mode_line(regime: str, step: int | None, total: int, shown: int) -> str:
     return f"Batch: all {shown} candidates, best first."
 
 
-def build_generation_request(question: ParsedQuestion, passages: list[GenerationPassage], regime: str,
-                             step: int | None = None, total: int | None = None,
-                             max_output_tokens: int = 400) -> LLMRequest:
-    """One generation request over ``passages`` (one passage per sequential step, all top-K in batch)."""
+def generation_messages(question: ParsedQuestion, passages: list[GenerationPassage], regime: str,
+                        step: int | None = None, total: int | None = None) -> list[dict[str, str]]:
+    """The chat messages of :func:`build_generation_request` alone (what a token budget counts: building the
+    request's payload too, passages dumped to JSON, was most of the cost of a budget)."""
     if not passages:
         raise ValueError(f"question {question.question_id}: a generation request needs at least one passage")
     total = total or len(passages)
@@ -114,10 +114,17 @@ def build_generation_request(question: ParsedQuestion, passages: list[Generation
         f"{mode_line(regime, step, total, len(passages))}\n"
         f"{PASSAGES_OPEN}\n{body}\n{PASSAGES_CLOSE}"
     )
+    return [{"role": "system", "content": SYSTEM_INSTRUCTION}, {"role": "user", "content": user}]
+
+
+def build_generation_request(question: ParsedQuestion, passages: list[GenerationPassage], regime: str,
+                             step: int | None = None, total: int | None = None,
+                             max_output_tokens: int = 400) -> LLMRequest:
+    """One generation request over ``passages`` (one passage per sequential step, all top-K in batch)."""
     return LLMRequest(
         stage="generate",
         question_id=question.question_id,
-        messages=[{"role": "system", "content": SYSTEM_INSTRUCTION}, {"role": "user", "content": user}],
+        messages=generation_messages(question, passages, regime, step, total),
         response_model=AnswerWithEvidence,
         payload={
             "question": {

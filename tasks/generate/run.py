@@ -25,7 +25,7 @@ from tasks.generate.normalise import answer_matches, normalise_value
 from tasks.generate.prompts import (
     GenerationPassage,
     PassageLine,
-    build_generation_request,
+    generation_messages,
 )
 from tasks.generate.router import Budget, Route, budget_for, cap_at_batch, route
 from tasks.llm.tokens import count_messages
@@ -105,12 +105,10 @@ def sequential_budget(question: ParsedQuestion, passages: list[GenerationPassage
     if not gen.seq_max_batch_share:
         return budget_for("sequential", len(passages), gen)
     # ``passages`` are the top-K already: the very passages batch sends in one prompt
-    batch = build_generation_request(question, passages, "batch", step=1, total=len(passages),
-                                     max_output_tokens=gen.max_output_tokens)
-    first = build_generation_request(question, passages[:1], "sequential", step=1, total=len(passages),
-                                     max_output_tokens=gen.max_output_tokens)
-    return cap_at_batch(budget_for("sequential", len(passages), gen), count_messages(batch.messages, tokenizer),
-                        count_messages(first.messages, tokenizer), gen)
+    batch = generation_messages(question, passages, "batch", step=1, total=len(passages))
+    first = generation_messages(question, passages[:1], "sequential", step=1, total=len(passages))
+    return cap_at_batch(budget_for("sequential", len(passages), gen), count_messages(batch, tokenizer),
+                        count_messages(first, tokenizer), gen)
 
 
 def _row(run_id: str, question: ParsedQuestion, rt: Route, regime: str, out: RegimeOutcome,

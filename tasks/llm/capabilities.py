@@ -8,7 +8,7 @@ other token-limit parameter; no schema bounds. The replies are always validated 
 the client, whatever the mode. A change is logged, written on the ``llm_calls`` row of the call that made it, and
 kept for the rest of the run (every row records the mode it was sent with).
 
-Bounds (:func:`bounded_schema`) make a looping model end its call: the arbiter's ``verdicts`` array exactly the
+Bounds (:func:`size_bounds`, :func:`pool_bounds`) make a looping model end its call: the arbiter's ``verdicts`` array exactly the
 pool's size, candidate ids an enum of the pool's ids, ``maxLength`` on free text and ``maxItems`` on other lists.
 They are sent only where they are known to be accepted (a non-OpenAI ``base_url``, or the ``output_bounds``
 setting): OpenAI's strict mode documents a subset of JSON Schema, and a keyword outside it is a 400 there.
@@ -79,35 +79,68 @@ def _is_text(node: dict[str, Any]) -> bool:
     return node.get("type") == "string" and not {"enum", "const", "pattern", "format"} & node.keys()
 
 
-def bounded_schema(schema: dict[str, Any], payload: dict[str, Any], *, text_chars: int,
-                   list_items: int) -> dict[str, Any]:
-    """``schema`` (strict, refs inlined) with size bounds; an arbiter request's pool (``payload['candidates']``)
-    fixes the ``verdicts`` array to its size and its ``candidate_id`` to the pool's ids."""
-    ids = [c["candidate_id"] for c in payload.get("candidates") or [] if isinstance(c, dict) and "candidate_id" in c]
+def size_bounds(schema: dict[str, Any], *, text_chars: int, list_items: int) -> dict[str, Any]:
+    """A copy of ``schema`` (strict, refs inlined) with ``maxLength`` on free text and ``maxItems`` on lists; the
+    part of the bounds that is the same for every request of a model (a provider keeps it, see
+    :func:`bounded_schema`)."""
     out = copy.deepcopy(schema)
 
-    def walk(node: Any, name: str | None) -> None:
+    def walk(node: Any) -> None:
         if isinstance(node, list):
             for item in node:
-                walk(item, name)
+                walk(item)
             return
         if not isinstance(node, dict):
             return
         if node.get("type") == "array":
-            if name == "verdicts" and ids:
-                node["minItems"] = node["maxItems"] = len(ids)
-            else:
-                node.setdefault("maxItems", list_items)
-        elif name == "candidate_id" and ids and node.get("type") == "string":
-            node["enum"] = list(ids)
+            node.setdefault("maxItems", list_items)
         elif _is_text(node):
             node.setdefault("maxLength", text_chars)
         for key, value in node.items():
             if key == "properties":
-                for prop, sub in value.items():
-                    walk(sub, prop)
+                for sub in value.values():
+                    walk(sub)
             elif key in ("items", "anyOf"):
-                walk(value, name)
+                walk(value)
 
-    walk(out, None)
+    walk(out)
     return out
+
+
+def pool_bounds(bounded: dict[str, Any], ids: list[str]) -> dict[str, Any]:
+    """``bounded`` (from :func:`size_bounds`) with an arbiter pool's bounds: the ``verdicts`` array exactly
+    ``len(ids)`` long and every ``candidate_id`` an enum of ``ids``. Only the nodes on the way to those two are
+    copied (a deep copy of the whole schema per call was a millisecond of a question's CPU); the rest is shared
+    with ``bounded``, which is never changed."""
+    if not ids:
+        return bounded
+
+    def walk(node: Any, name: str | None) -> Any:
+        if isinstance(node, list):
+            items = [walk(item, name) for item in node]
+            return items if any(a is not b for a, b in zip(items, node)) else node
+        if not isinstance(node, dict):
+            return node
+        changed: dict[str, Any] = {}
+        if node.get("type") == "array" and name == "verdicts":
+            changed["minItems"] = changed["maxItems"] = len(ids)
+        elif name == "candidate_id" and node.get("type") == "string":  # an enum needs no length bound
+            node = {k: v for k, v in node.items() if k != "maxLength"}
+            changed["enum"] = list(ids)
+        for key, value in node.items():
+            if key == "properties":
+                props = {prop: walk(sub, prop) for prop, sub in value.items()}
+                if any(props[k] is not value[k] for k in value):
+                    changed[key] = props
+            elif key in ("items", "anyOf"):
+                sub = walk(value, name)
+                if sub is not value:
+                    changed[key] = sub
+        return {**node, **changed} if changed else node
+
+    return walk(bounded, None)
+
+
+def pool_ids(payload: dict[str, Any]) -> list[str]:
+    """The candidate ids of an arbiter request's pool (``payload['candidates']``); none for other requests."""
+    return [c["candidate_id"] for c in payload.get("candidates") or [] if isinstance(c, dict) and "candidate_id" in c]

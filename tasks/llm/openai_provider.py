@@ -36,10 +36,12 @@ from tasks.llm.base import (
 )
 from tasks.llm.capabilities import (
     Capabilities,
-    bounded_schema,
     capability_change,
     is_openai,
+    pool_bounds,
+    pool_ids,
     schema_instruction,
+    size_bounds,
 )
 
 log = logging.getLogger("arbiter.llm")
@@ -171,6 +173,7 @@ class OpenAIProvider:
         self._caps_lock = threading.Lock()
         self.text_chars, self.list_items = settings.bound_text_chars, settings.bound_list_items
         self._schemas: dict[type[BaseModel], dict[str, Any]] = {}
+        self._bounded: dict[type[BaseModel], dict[str, Any]] = {}  # _schemas with size bounds (never changed)
         self._client = openai.OpenAI(
             api_key=key, base_url=settings.base_url, timeout=settings.timeout_s, max_retries=0,
             http_client=http_client,
@@ -194,7 +197,11 @@ class OpenAIProvider:
             schema = self._schemas[request.response_model] = strict_json_schema(request.response_model)
         if not caps.bounds:
             return schema
-        return bounded_schema(schema, request.payload, text_chars=self.text_chars, list_items=self.list_items)
+        bounded = self._bounded.get(request.response_model)
+        if bounded is None:
+            bounded = self._bounded[request.response_model] = size_bounds(
+                schema, text_chars=self.text_chars, list_items=self.list_items)
+        return pool_bounds(bounded, pool_ids(request.payload))
 
     def response_format(self, model: type[BaseModel]) -> dict[str, Any]:
         schema = self._schemas.get(model)
