@@ -31,10 +31,12 @@ _PERCENT_RE = re.compile(r"\bpercent(?:age)?s?\b|%|\bper cent\b|\bwhat share\b|\
                          r"turnout|vacancy|occupancy|return|discount|commission) rates?\b", re.I)
 _MONEY_RE = re.compile(
     r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds sterling|cents?)\b|\bhow much (?:is|was|are|were|does|did|do|"
-    r"will|would|money|cash|can|must|should|has|have)\b|\b(?:fees?|premiums?|prices?|costs?|deductibles?|"
+    r"will|would|money|cash|can|must|should|has|have)\b|"
+    # a money noun as a word of its own: "fine-tuning", "cost-effective", "price-sensitive" name no amount
+    r"(?<![\w-])(?:fees?|premiums?|prices?|costs?|deductibles?|"
     r"allowances?|reimburse\w*|salar(?:y|ies)|wages?|revenues?|income|budgets?|spend\w*|spent|charges?|rents?|"
     r"payments?|fines?|penalt(?:y|ies)|worth|valuation|funding|profits?|earnings|dividends?|capex|expenses?|"
-    r"tuition|compensation|bonus(?:es)?|stipends?|grants?|amount|cash|cash flows?|sales|assets|debts?)\b", re.I)
+    r"tuition|compensation|bonus(?:es)?|stipends?|grants?|amount|cash|cash flows?|sales|assets|debts?)(?![\w-])", re.I)
 _IDENTIFIER_RE = re.compile(r"\b(?:(?:tele)?phone|fax|serial|account|registration|reference|contact|policy|model|"
                             r"part|case|licen[cs]e|passport|tax|vat|order|invoice|id) (?:number|no\.?|code)\b", re.I)
 _COUNT_RE = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bhow often\b", re.I)
@@ -54,6 +56,9 @@ _LIST_RE = re.compile(r"\b(?:list|name) (?:all|the|every|each)\b|\bwhat are (?:a
                       # "which public holidays does ...", "which causes of loss are ...": a plural noun asked for
                       r"^\s*(?:which|what)\s+(?:(?!of\b)[a-z-]+\s+){0,2}?[a-z-]+[^su\W]s(?:\s+of\s+[a-z]+)?\s+"
                       r"(?:are|were|do|does|did|have|has|can|will|should|must)\b", re.I)
+# An answer-format template the question gives ("as YYYY-MM-DD", "in HH:MM"): framing, neither a term to find
+# nor a code the value is scoped to
+FORMAT_TEMPLATE = re.compile(r"(?i)(?:y{2,4}|m{1,2}|d{1,2}|h{1,2}|s{1,2})(?:[-/.:](?:y{2,4}|m{1,2}|d{1,2}|h{1,2}|s{1,2}))+")
 # A leading clause that frames the ask ("When using X as the base model, how many ...", "If the fee rises, what
 # ..."): the question is the clause after the comma.
 _LEAD_CLAUSE_RE = re.compile(r"^\s*(?:when|if|after|before|while|given|using|assuming)\b[^,?]{3,80},\s*"

@@ -20,30 +20,30 @@ from typing import Any
 
 from schemas.contracts import AnswerWithEvidence, EvidenceSpan
 from tasks.generate import values as V
-from tasks.generate.asked import Asked, asked_class, asks_ranking, question_parts, reader_cannot_state, states_ranking
+from tasks.generate.asked import (
+    FORMAT_TEMPLATE,
+    Asked,
+    asked_class,
+    asks_ranking,
+    question_parts,
+    reader_cannot_state,
+    states_ranking,
+)
 from tasks.generate.lists import NAME_COVERAGE, STEP_NOUNS, pick_list, pick_steps
+from tasks.generate.names import (
+    COMPLETE_COVERAGE,
+    COMPLETE_WORDS,
+    FOUND_COVERAGE,
+    FOUND_WORDS,
+    cue,
+    pick_acronym,
+    pick_entity,
+)
 from tasks.generate.normalise import normalise_value
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
 
-# Term evidence a value's sentence needs: found at FOUND_* (coverage share or matched words), complete at COMPLETE_*.
-FOUND_COVERAGE, FOUND_WORDS = 0.3, 3
-COMPLETE_COVERAGE, COMPLETE_WORDS = 0.5, 4
-_HEADING_LINE = re.compile(r"^\s*(?:(?:ARTICLE|PART|SECTION|CHAPTER|Article|Part|Section|Chapter)\s+[IVXLC\d]+\b|"
-                           r"\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z][^.]{0,60}$|[A-Z][A-Z &,-]{3,}$)")
-_CUES = {
-    "identifier": re.compile(r"phone|telephone|\btel\b|\bfax\b|\bnumber\b|\bcode\b|\bid\b|zip|postcode"),
-    "contact": re.compile(r"e-?mail|website|\burl\b|web ?site|address|homepage"),
-    "who": re.compile(r"^\s*who\b|\bwho (?:is|was|led|leads)\b|\bperson\b|\bauthor\b"),
-    "expand": re.compile(r"stands? for|abbreviat|acronym|\bmean(?:s|ing)?\b|full (?:name|form)"),
-    "max": re.compile(r"\b(?:greater|higher|more|larger|bigger|better|most|highest|largest|increas\w*)\b"),
-    "min": re.compile(r"\b(?:less|lower|fewer|smaller|worse|least|lowest|smallest|decreas\w*)\b"),
-}
-
-
-def _cue(r: Reader, name: str) -> bool:
-    return bool(_CUES[name].search(r.q_low))
 
 
 def _found(p: Pick | None) -> bool:
@@ -61,73 +61,10 @@ def _best(picks: list[Pick]) -> Pick | None:
     return max(picks, key=lambda p: (p.score, -p.lines[0].pidx, -p.lines[0].line_no), default=None)
 
 
-def _acronyms(r: Reader) -> list[str]:
-    return [a for a in re.findall(r"\b[A-Z][A-Z0-9&]{1,7}\b", r.q_text) if not a.isdigit()]
-
-
-def pick_acronym(r: Reader) -> list[Pick]:
-    """Expansions of an acronym the question names (NARL -> National Atmospheric Research Laboratory)."""
-    out = []
-    for rows in r.by_passage:
-        for ln in rows:
-            for acr in _acronyms(r):
-                if acr in ln.text and (v := V.expand_acronym(ln.text, acr)):
-                    out.append(Pick(v.text, [ln], 2.0, max(0.5, FOUND_COVERAGE), 2, "acronym", 0.6))
-    return out
-
-
-def pick_entity(r: Reader) -> list[Pick]:
-    """Names in the sentences that carry the question's terms; a name made only of question words is not an
-    answer; a name next to the noun the question asks for ("which state" -> "the State of Delaware") is preferred."""
-    skip = {stem(w) for w in r.q_stems} | STOPWORDS
-    out = pick_acronym(r)
-    noun = r.asked.entity_noun
-    for ss in r.sents:
-        for s in ss:
-            cov, n = r.label_coverage(s)
-            # "Tel: 01983 873655" under the asked home's heading: the line names the identifier's kind, the
-            # context names its subject
-            labelled = {c for c in ("identifier", "contact") if _cue(r, c) and _CUES[c].search(s.text.lower())}
-            if not n and not (labelled and cov > 0):
-                continue
-            for ln in dict.fromkeys(s.lines):
-                if _HEADING_LINE.match(ln.text) and not (noun and ln.text.strip().lower().endswith(noun)):
-                    continue  # a heading names the section, not the answer ("SUPERIOR COURT" names a court)
-                lv = V.label_value(ln.text)
-                if lv and matched(r.terms.words, stems(lv[0])):
-                    out.append(Pick(lv[1], [ln], 1.5 * cov + 0.5, cov, n, "label", 0.5))
-                for v in V.find_entities(ln.text, skip):
-                    words = [w for w in re.findall(r"[\w'’.&-]+", v.text) if w.lower() not in STOPWORDS]
-                    if not words or all(stem(w) in skip for w in words) or re.search(r"[.:,]\s", v.text) \
-                            or V.find_dates(v.text) or re.match(r"[\u00ad-]\s*$", ln.text[v.end:]):
-                        continue  # question words only, a sentence break or a date: not a name
-                    n_words = len(v.text.split())
-                    pref = {"quoted": 0.3, "name": 0.2 + 0.1 * (2 <= n_words <= 4),
-                            "identifier": 0.6 if _cue(r, "identifier") else -0.3,
-                            "contact": 0.9 if _cue(r, "contact") else -0.3}[v.kind]
-                    if v.kind in labelled:
-                        pref += 0.3
-                    local = v.text.lower().split("@")[0]  # an e-mail's own part, not the shared domain
-                    if v.kind == "contact" and any(len(w) >= 3 and w in local for w in r.terms.words):
-                        pref += 0.4  # the address carries the asked person's or body's name
-                    if noun and v.kind == "name" and n_words >= 2 and v.text.lower().endswith(noun) \
-                            and stem(v.text.split()[0]) not in skip:
-                        pref += 0.6  # "what type of court" -> "SUPERIOR COURT": a kind of the asked noun
-                    if v.kind == "name" and _cue(r, "who") and 2 <= n_words <= 3:
-                        pref += 0.3
-                    if noun and (v.text.lower().startswith(noun[:5]) or re.search(
-                            rf"(?i)\b{re.escape(noun[:5])}\w*\s+of\s+{re.escape(v.text)}|"
-                            rf"{re.escape(v.text)}\s+{re.escape(noun[:5])}", ln.text)):
-                        pref += 0.6
-                    out.append(Pick(v.text, [ln], 1.5 * cov + pref - 0.03 * ln.pidx, cov, max(n, v.kind in labelled), v.kind,
-                                    0.5 if pref >= 0.5 else 0.3))
-    return out
-
-
 def pick_text(r: Reader) -> list[Pick]:
     """Free text: the value of a label the question names ("UNIT 14: Using Financial Information"), or an
     acronym's expansion. A whole sentence is not an answer (it is shown as evidence when nothing is found)."""
-    out = pick_acronym(r) if _cue(r, "expand") else []
+    out = pick_acronym(r) if cue(r, "expand") else []
     for ss in r.sents:
         for s in ss:
             cov, n = r.coverage(s)
@@ -162,11 +99,11 @@ def pick_comparison(r: Reader, n_passages: int) -> tuple[str | None, list[PLine]
         return None, [], False, 0.0, caveats
     (ha, la, va), (hb, lb, vb) = found
     value = f"{sides[0]}: {va.text}; {sides[1]}: {vb.text}"
-    if _cue(r, "max") != _cue(r, "min") and (va.number == vb.number or la is lb):
+    if cue(r, "max") != cue(r, "min") and (va.number == vb.number or la is lb):
         # "which is greater" from two equal numbers, or from one line read for both sides: not an answer
         return None, [], False, 0.0, [f"could not tell the sides apart: {value}"]
-    if _cue(r, "max") != _cue(r, "min") and va.number != vb.number:
-        want_max = _cue(r, "max")
+    if cue(r, "max") != cue(r, "min") and va.number != vb.number:
+        want_max = cue(r, "max")
         caveats.append(f"values: {value}")
         value = sides[0] if (va.number > vb.number) == want_max else sides[1]
     complete = n_passages >= 2
@@ -215,16 +152,18 @@ def _sole_deadline(picks: list[Pick]) -> Pick | None:
 
 
 def _scope_missing(r: Reader, best: Pick) -> str | None:
-    """The scope a question puts on a number that the passage stating it does not name, else None: none of the
-    years it names ("in 2018", "between 1999 to 2000": a value of another period), or a code or acronym it names
-    ("on the TACREV dataset": a value of another test set)."""
+    """The scope a question puts on a value that the passage stating it does not name, else None: none of the
+    years it names ("in 2018", "between 1999 to 2000": a value of another period; "the document revised in May
+    2018": another edition's author), or a code or acronym it names ("on the TACREV dataset": a value of another
+    test set)."""
     passage = best.lines[0].passage
     text = " ".join([passage.get("section") or ""] + [ln.text for ln in r.by_passage[best.lines[0].pidx]]).lower()
     years = set(re.findall(r"\b(?:18|19|20)\d{2}\b", r.q_text))
     if years and not any(y in text for y in years):
         return ", ".join(sorted(years))
     codes = [c for c in re.findall(r"\b[A-Za-z][\w-]*[A-Z0-9][\w-]*\b", r.q_text)
-             if sum(ch.isupper() for ch in c) >= 2 and not c.isdigit() and c.lower() not in STOPWORDS]
+             if sum(ch.isupper() for ch in c) >= 2 and not c.isdigit() and c.lower() not in STOPWORDS
+             and not FORMAT_TEMPLATE.fullmatch(c)]
     absent = [c for c in codes if c.lower() not in text]
     return absent[0] if absent else None
 
@@ -294,7 +233,7 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
             caveats.append("list read from a single passage; other passages may hold more items")
         return _answer("; ".join(items), lines, True, not single, cov, caveats)
     if shape == "comparison" or (asked.cls in ("entity", "text", "yesno") and V.comparison_sides(r.q_text)
-                                 and _cue(r, "max") != _cue(r, "min")):
+                                 and cue(r, "max") != cue(r, "min")):
         value, lines, complete, cov, caveats = pick_comparison(r, len(passages))
         if value is None:
             return abstain(r, "; ".join(caveats) or "no values for the two sides of the comparison")
@@ -331,7 +270,7 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         where = "in the passages" if not picks else f"near {_near(r)}"
         return abstain(r, f"no {asked.describe()} stated {where}")
     assert best is not None
-    if asked.numeric and (missing := _scope_missing(r, best)):
+    if asked.cls != "yesno" and (missing := _scope_missing(r, best)):
         return abstain(r, f"the question asks about {missing}; the passage that states {best.value!r} does not "
                           f"name it")
     rank = asks_ranking(r.q_text)

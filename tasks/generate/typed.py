@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tasks.generate import values as V
-from tasks.generate.asked import COLOUR, DIMENSIONS, TIME_UNITS, Asked
+from tasks.generate.asked import COLOUR, DIMENSIONS, FORMAT_TEMPLATE, TIME_UNITS, Asked
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, Sentence, Terms, matched, sentences, stem, stems
 
 _EXCLUDED_RE = re.compile(r"(?i)\b(?:without|other than|except(?: for)?|excluding|apart from|besides)\s+"
@@ -86,6 +86,7 @@ class Reader:
                 self.only_page = _ORDINAL_PAGE[m.group(1).lower()]
         if asked.cls == "date":
             generic |= {"date", "year", "day", "time"}
+        generic |= {m.group(0).lower() for m in FORMAT_TEMPLATE.finditer(self.q_text)}
         # "without cause", "other than unpaid premium": the excluded terms do not count for a sentence, they count
         # against it
         excluded = _EXCLUDED_RE.search(self.q_text)
@@ -147,6 +148,21 @@ class Reader:
         k = rows.index(ln)
         pool = set().union(*(r.stems for r in rows[max(0, k - 1): k + 1]))
         return self.terms.coverage(pool, self.titles[ln.pidx])
+
+    def label_pair(self, ln: PLine) -> tuple[str, str] | None:
+        """``(label, value)`` of a form-like line: "Label: value" on the line, or a short line ending in ':' just
+        above it ("Produced by:" over "Florida Department of Health", as cover pages and forms print them)."""
+        if lv := V.label_value(ln.text):
+            return lv
+        rows = self.by_passage[ln.pidx]
+        k = rows.index(ln)
+        above = rows[k - 1].text.strip() if k else ""
+        value = ln.text.strip()
+        # a heading over a list ("Key Assignments:" over "• Quiz #4 ...") is not a label of one value
+        if (above.endswith(":") and len(above.split()) <= SHORT_LINE_WORDS and ":" not in above[:-1] and value
+                and len(value.split()) <= 2 * SHORT_LINE_WORDS and not V.BULLET_RE.match(value)):
+            return above[:-1].strip(), value
+        return None
 
     def label_coverage(self, s: Sentence) -> tuple[float, int]:
         """A name alone on a short line takes the words of its label: the line above when it ends in ':'

@@ -1,0 +1,115 @@
+"""Names for the extractive reader: the name phrases in the sentences that carry the question's terms, an
+acronym's expansion, a label's value, and the name on the row of a code the question names (``pick_entity``); and
+the question cues the reader's choices turn on (who, an identifier, a contact, an expansion, more or less)."""
+
+from __future__ import annotations
+
+import re
+
+from tasks.generate import values as V
+from tasks.generate.sentences import STOPWORDS, matched, stem, stems
+from tasks.generate.typed import Pick, Reader
+
+# Term evidence a value's sentence needs: found at FOUND_* (coverage share or matched words), complete at COMPLETE_*.
+FOUND_COVERAGE, FOUND_WORDS = 0.3, 3
+COMPLETE_COVERAGE, COMPLETE_WORDS = 0.5, 4
+_HEADING_LINE = re.compile(r"^\s*(?:(?:ARTICLE|PART|SECTION|CHAPTER|Article|Part|Section|Chapter)\s+[IVXLC\d]+\b|"
+                           r"\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z][^.]{0,60}$|[A-Z][A-Z &,-]{3,}$)")
+_CUES = {
+    "identifier": re.compile(r"phone|telephone|\btel\b|\bfax\b|\bnumber\b|\bcode\b|\bid\b|zip|postcode"),
+    "contact": re.compile(r"e-?mail|website|\burl\b|web ?site|address|homepage"),
+    "who": re.compile(r"^\s*who\b|\bwho (?:is|was|led|leads)\b|\bperson\b|\bauthor\b"),
+    "expand": re.compile(r"stands? for|abbreviat|acronym|\bmean(?:s|ing)?\b|full (?:name|form)"),
+    "max": re.compile(r"\b(?:greater|higher|more|larger|bigger|better|most|highest|largest|increas\w*)\b"),
+    "min": re.compile(r"\b(?:less|lower|fewer|smaller|worse|least|lowest|smallest|decreas\w*)\b"),
+}
+
+
+def cue(r: Reader, name: str) -> bool:
+    return bool(_CUES[name].search(r.q_low))
+
+
+def _acronyms(r: Reader) -> list[str]:
+    return [a for a in re.findall(r"\b[A-Z][A-Z0-9&]{1,7}\b", r.q_text) if not a.isdigit()]
+
+
+def pick_acronym(r: Reader) -> list[Pick]:
+    """Expansions of an acronym the question names (NARL -> National Atmospheric Research Laboratory)."""
+    out = []
+    for rows in r.by_passage:
+        for ln in rows:
+            for acr in _acronyms(r):
+                if acr in ln.text and (v := V.expand_acronym(ln.text, acr)):
+                    out.append(Pick(v.text, [ln], 2.0, max(0.5, FOUND_COVERAGE), 2, "acronym", 0.6))
+    return out
+
+
+# a code made of capitals and digits ("AR01", "GS5002", "P-10"): a key a table row is filed under
+_ROW_KEY = re.compile(r"\b[A-Z]{1,5}-?\d{1,5}[A-Z]?\b")
+
+
+def pick_keyed(r: Reader) -> list[Pick]:
+    """The name on the row of a key the question names ("the market name for code AR01" -> "1. Little Rock
+    AR01" -> "Little Rock"): a code printed on a line or three only identifies that row, so the row's name is
+    the value asked for, whatever words the row's header uses."""
+    out = []
+    rows = [ln for lines in r.by_passage for ln in lines]
+    for key in dict.fromkeys(_ROW_KEY.findall(r.q_text)):
+        on = [ln for ln in rows if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", ln.text)]
+        if not 1 <= len(on) <= 3:
+            continue  # absent, or a code every line repeats: it keys no single row
+        for ln in on:
+            rest = re.sub(rf"(?<![\w-]){re.escape(key)}(?![\w-])", " ", ln.text)
+            rest = re.sub(r"^\s*(?:\d{1,3}[.)]|[-•*])\s+", "", rest)  # the row's number or bullet
+            for v in V.find_entities(rest, STOPWORDS):
+                if v.kind == "name" and not _ROW_KEY.fullmatch(v.text):
+                    out.append(Pick(v.text.strip(" ,;:"), [ln], 1.5 + 0.6 - 0.03 * ln.pidx, 0.75, 1, "keyed", 0.5))
+    return out
+
+
+def pick_entity(r: Reader) -> list[Pick]:
+    """Names in the sentences that carry the question's terms; a name made only of question words is not an
+    answer; a name next to the noun the question asks for ("which state" -> "the State of Delaware") is preferred."""
+    skip = {stem(w) for w in r.q_stems} | STOPWORDS
+    out = pick_acronym(r) + pick_keyed(r)
+    noun = r.asked.entity_noun
+    for ss in r.sents:
+        for s in ss:
+            cov, n = r.label_coverage(s)
+            # "Tel: 01983 873655" under the asked home's heading: the line names the identifier's kind, the
+            # context names its subject
+            labelled = {c for c in ("identifier", "contact") if cue(r, c) and _CUES[c].search(s.text.lower())}
+            if not n and not (labelled and cov > 0):
+                continue
+            for ln in dict.fromkeys(s.lines):
+                if _HEADING_LINE.match(ln.text) and not (noun and ln.text.strip().lower().endswith(noun)):
+                    continue  # a heading names the section, not the answer ("SUPERIOR COURT" names a court)
+                lv = r.label_pair(ln)
+                if lv and matched(r.terms.words, stems(lv[0])):
+                    out.append(Pick(lv[1], [ln], 1.5 * cov + 0.5, cov, n, "label", 0.5))
+                for v in V.find_entities(ln.text, skip):
+                    words = [w for w in re.findall(r"[\w'’.&-]+", v.text) if w.lower() not in STOPWORDS]
+                    if not words or all(stem(w) in skip for w in words) or re.search(r"[.:,]\s", v.text) \
+                            or V.find_dates(v.text) or re.match(r"[\u00ad-]\s*$", ln.text[v.end:]):
+                        continue  # question words only, a sentence break or a date: not a name
+                    n_words = len(v.text.split())
+                    pref = {"quoted": 0.3, "name": 0.2 + 0.1 * (2 <= n_words <= 4),
+                            "identifier": 0.6 if cue(r, "identifier") else -0.3,
+                            "contact": 0.9 if cue(r, "contact") else -0.3}[v.kind]
+                    if v.kind in labelled:
+                        pref += 0.3
+                    local = v.text.lower().split("@")[0]  # an e-mail's own part, not the shared domain
+                    if v.kind == "contact" and any(len(w) >= 3 and w in local for w in r.terms.words):
+                        pref += 0.4  # the address carries the asked person's or body's name
+                    if noun and v.kind == "name" and n_words >= 2 and v.text.lower().endswith(noun) \
+                            and stem(v.text.split()[0]) not in skip:
+                        pref += 0.6  # "what type of court" -> "SUPERIOR COURT": a kind of the asked noun
+                    if v.kind == "name" and cue(r, "who") and 2 <= n_words <= 3:
+                        pref += 0.3
+                    if noun and (v.text.lower().startswith(noun[:5]) or re.search(
+                            rf"(?i)\b{re.escape(noun[:5])}\w*\s+of\s+{re.escape(v.text)}|"
+                            rf"{re.escape(v.text)}\s+{re.escape(noun[:5])}", ln.text)):
+                        pref += 0.6
+                    out.append(Pick(v.text, [ln], 1.5 * cov + pref - 0.03 * ln.pidx, cov, max(n, v.kind in labelled), v.kind,
+                                    0.5 if pref >= 0.5 else 0.3))
+    return out
