@@ -61,3 +61,34 @@ def test_a_code_on_no_row_keys_nothing():
 ])
 def test_a_money_noun_joined_to_another_word_names_no_amount(text, cls):
     assert asked_class({"text": text, "answer_shape": "entity"}).cls == cls
+
+
+COURSES = ["Course Length", "Foundations of", "Field Surveying 6 weeks", "Advanced Mapping 5 months",
+           "Site Safety Basics 3 days", "All courses are taught in English."]
+
+
+@pytest.mark.parametrize("text,name", [
+    ("Which course has the longest duration among the survey courses?", "Advanced Mapping"),
+    ("Which course is the shortest of the survey courses?", "Site Safety Basics"),
+])
+def test_a_superlative_compares_the_rows_of_a_table_in_one_unit(text, name):
+    a = answer(q(text, "entity", ["course", "survey courses"]), [passage("p1", 2, COURSES, section="Survey courses")])
+    assert (a.answer_found, a.value) == (True, name)
+    assert not a.complete_answer_found  # another passage may hold a row of the same table
+
+
+def test_a_superlative_with_too_few_rows_or_a_tie_is_not_answered():
+    two = answer(q("Which course has the longest duration?", "entity", ["course", "duration"]),
+                 [passage("p1", 2, COURSES[:3] + COURSES[5:], section="Survey courses")])
+    assert not two.answer_found
+    tie = answer(q("Which course has the longest duration?", "entity", ["course", "duration"]),
+                 [passage("p1", 2, ["Course Length", "Field Surveying 3 weeks", "Advanced Mapping 21 days",
+                                    "Site Safety Basics 2 days"], section="Survey courses")])
+    assert not tie.answer_found  # 3 weeks and 21 days are the same length: no one row is the longest
+
+
+def test_page_numbers_of_a_contents_list_are_not_compared():
+    a = answer(q("Which chapter has the most pages?", "entity", ["chapter", "pages"]),
+               [passage("p1", 1, ["Contents", "Getting started ........ 3", "Cleaning the unit ........ 25",
+                                  "Troubleshooting ........ 31"], section="Contents")])
+    assert not a.answer_found

@@ -40,6 +40,7 @@ from tasks.generate.names import (
     pick_entity,
 )
 from tasks.generate.normalise import normalise_value
+from tasks.generate.ranked import pick_ranked
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
@@ -250,6 +251,13 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         count, lines, cov = steps
         return _answer(str(count), lines, True, cov >= COMPLETE_COVERAGE and not asked.multi_part, cov,
                        [f"counted the numbered steps under {lines[0].text.strip()!r}"])
+    rank = asks_ranking(r.q_text)
+    # "which course has the longest duration": a name is asked, whatever the class of the measure it ranks by
+    if (asked.cls in ("entity", "text") or shape == "entity") and rank and (ranked := pick_ranked(r, rank)):
+        top, rows = ranked  # compared here, so never complete: another passage may hold a row of the same table
+        others = "; ".join(f"{row.name} {row.value}" for row in rows if row is not top)
+        return _answer(top.name, [ln for row in rows for ln in row.lines], True, False, 0.6,
+                       [f"the {rank} of {len(rows)} rows compared: {top.value}; the others: {others}"])
     if asked.numeric:
         picks = pick_numeric(r)
     elif asked.cls == "date":
@@ -273,7 +281,6 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if asked.cls != "yesno" and (missing := _scope_missing(r, best)):
         return abstain(r, f"the question asks about {missing}; the passage that states {best.value!r} does not "
                           f"name it")
-    rank = asks_ranking(r.q_text)
     if rank and not states_ranking(" ".join(ln.text for ln in best.lines)):
         return abstain(r, f"the question selects by rank ({rank!r}) and the text by {best.value!r} states no "
                           f"ranking; the values would have to be compared")

@@ -1,0 +1,126 @@
+"""A superlative over a table's rows: "Which programme has the longest time period?" over rows that each print a
+name and one value ("Leaders in Education Programme 7 months", "... 17 weeks", "... 2 weeks"): the row with the
+extreme value, compared in one unit (durations in days), and its name is the answer.
+
+The reader otherwise abstains on a question that selects by rank, since one extracted value cannot show it is the
+highest. Here the comparison is made, so only where it can be made honestly: at least three rows in one run of
+lines of one passage, each with exactly one value of the same kind (all durations, all amounts of money, all
+percentages, or all plain numbers of one unit), a name before it, and the question's terms on the rows, the lines
+just above them or the passage's section title. A question naming the measured kind ("time period", "cost",
+"percentage") compares only values of that kind.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tasks.generate import values as V
+from tasks.generate.sentences import PLine
+from tasks.generate.typed import Reader
+
+_MAX = {"highest", "largest", "longest", "greatest", "biggest", "most", "furthest", "farthest", "oldest", "best",
+        "strongest", "fastest"}
+_MIN = {"lowest", "smallest", "shortest", "fewest", "least", "newest", "youngest", "weakest", "slowest", "worst"}
+_DAYS = {"minute": 1 / 1440, "min": 1 / 1440, "hour": 1 / 24, "hr": 1 / 24, "day": 1, "week": 7, "month": 30,
+         "year": 365, "yr": 365}
+_ASKS_TIME = re.compile(r"(?i)\b(?:how long|long(?:est)?|short(?:est)?|duration|period|time|weeks?|months?|years?|"
+                        r"days?)\b")
+_ASKS_MONEY = re.compile(r"(?i)\b(?:costs?|price|fees?|fund\w*|spend\w*|budget|revenue|income|paid|pay)\b")
+_ASKS_PERCENT = re.compile(r"(?i)%|\bpercent|\bshare\b|\brate\b")
+_MARKER = re.compile(r"^\s*(?:\d{1,3}[.)]|[-•*▪●○])\s+")
+MIN_ROWS = 3
+MAX_GAP = 2  # lines between two rows of one table (a name broken over a line, a note)
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    value: str
+    key: float
+    lines: tuple[PLine, ...]
+
+
+def _measure(v: V.Value) -> tuple[str, float] | None:
+    """(kind of the value, its size in that kind's common unit); None for a value that cannot be compared."""
+    if v.number is None or v.kind == "year":
+        return None
+    if v.kind == "measure":
+        unit = v.unit.lower().rstrip("s")
+        if unit in _DAYS:
+            return "duration", v.number * _DAYS[unit]
+        return f"measure:{unit}", v.number
+    return v.kind, v.number
+
+
+def _asked_kind(text: str) -> str | None:
+    if _ASKS_PERCENT.search(text):
+        return "percent"
+    if _ASKS_MONEY.search(text):
+        return "currency"
+    if _ASKS_TIME.search(text):
+        return "duration"
+    return None
+
+
+def _rows(r: Reader, lines: list[PLine]) -> list[tuple[int, str, Row]]:
+    """(index, kind, row) of each line that prints one comparable value after a name; a name broken over the
+    line above (a short line with no value) is joined. A contents or index line's number is a page: no row."""
+    out = []
+    for k, ln in enumerate(lines):
+        if r.is_reference_list(ln):
+            continue
+        values = [(v, m) for v in V.find_amounts(ln.text) if (m := _measure(v))]
+        if len(values) != 1:
+            continue
+        v, (kind, key) = values[0]
+        name = _MARKER.sub("", ln.text[: v.start]).strip(" :–—-,")
+        row_lines = (ln,)
+        above = lines[k - 1].text.strip() if k else ""
+        if k and above and len(above.split()) <= 6 and not V.find_amounts(above) and not above.endswith((".", ":")) \
+                and (not name or name[:1].islower() or above.endswith(("in", "of", "and", "for", "the", ":"))):
+            name = f"{_MARKER.sub('', above)} {name}".strip()
+            row_lines = (lines[k - 1], ln)
+        if not re.search(r"[A-Za-z]", name) or not re.search(r"\b[A-Z]", name) or len(name.split()) > 12:
+            continue
+        out.append((k, kind, Row(name, v.text, key, row_lines)))
+    return out
+
+
+def _blocks(rows: list[tuple[int, str, Row]]) -> list[tuple[str, list[Row], int]]:
+    """Runs of rows of one kind, each within MAX_GAP lines of the one before: (kind, rows, first line index)."""
+    out: list[tuple[str, list[Row], int]] = []
+    prev = None
+    for k, kind, row in rows:
+        if out and prev is not None and out[-1][0] == kind and k - prev <= MAX_GAP + 1:
+            out[-1][1].append(row)
+        else:
+            out.append((kind, [row], k))
+        prev = k
+    return out
+
+
+def pick_ranked(r: Reader, rank: str) -> tuple[Row, list[Row]] | None:
+    """The row with the extreme value the question asks for, and the rows it was compared with; None when no
+    table of comparable rows on the question's subject is in the passages."""
+    word = rank.lower()
+    if word not in _MAX | _MIN:
+        return None
+    wanted = _asked_kind(r.q_text)
+    best: tuple[int, int, list[Row]] | None = None
+    for pidx, lines in enumerate(r.by_passage):
+        for kind, rows, first in _blocks(_rows(r, lines)):
+            if len(rows) < MIN_ROWS or (wanted and kind != wanted):
+                continue
+            context = set(r.titles[pidx]).union(*(ln.stems for ln in lines[max(0, first - 2): first]),
+                                                 *(ln.stems for row in rows for ln in row.lines))
+            hits = len(r.terms.hits(context))
+            if hits and (best is None or hits > best[0]):
+                best = (hits, pidx, rows)
+    if best is None:
+        return None
+    rows = best[2]
+    top = (max if word in _MAX else min)(rows, key=lambda row: row.key)
+    if sum(row.key == top.key for row in rows) > 1:
+        return None  # a tie: no one row is the answer
+    return top, rows
