@@ -92,3 +92,23 @@ def test_page_numbers_of_a_contents_list_are_not_compared():
                [passage("p1", 1, ["Contents", "Getting started ........ 3", "Cleaning the unit ........ 25",
                                   "Troubleshooting ........ 31"], section="Contents")])
     assert not a.answer_found
+
+
+STEPS = [passage("p1", 3, ["Installing the filter", "Remove the old cartridge and turn the new one a quarter turn."],
+                 start=40),
+         passage("p2", 2, ["Unpacking the unit", "Keep the packaging until the unit has been tested."], start=12)]
+
+
+@pytest.mark.parametrize("text,value", [
+    ('Is "Installing the filter" the step before or after "Unpacking the unit"?', "after"),
+    ('Is "Unpacking the unit" the step before or after "Installing the filter"?', "before"),
+])
+def test_which_of_two_named_steps_comes_first_is_read_from_where_they_stand(text, value):
+    a = answer(q(text, "text", ["installing filter", "unpacking unit"]), STEPS)
+    assert (a.answer_found, a.value) == (True, value)
+
+
+def test_a_step_order_with_one_step_missing_is_not_answered():
+    a = answer(q('Is "Installing the filter" the step before or after "Descaling"?', "text",
+                 ["installing filter", "descaling"]), STEPS)
+    assert a.value not in ("before", "after")

@@ -40,7 +40,7 @@ from tasks.generate.names import (
     pick_entity,
 )
 from tasks.generate.normalise import normalise_value
-from tasks.generate.ranked import pick_ranked
+from tasks.generate.ranked import pick_order, pick_ranked
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
@@ -222,6 +222,9 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if why := reader_cannot_state(question.get("text") or "", printed):
         return abstain(Reader(question, passages, asked), why)
     r = Reader(question, passages, asked)
+    if (order := pick_order(r)) is not None:
+        return _answer(order[0], order[1], True, True, 0.9,
+                       [f"{order[1][0].text.strip()!r} stands {order[0]} {order[1][1].text.strip()!r}"])
     single = len(passages) == 1
     caveats: list[str] = []
     shape = question.get("answer_shape", "text")

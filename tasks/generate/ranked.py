@@ -124,3 +124,39 @@ def pick_ranked(r: Reader, rank: str) -> tuple[Row, list[Row]] | None:
     if sum(row.key == top.key for row in rows) > 1:
         return None  # a tie: no one row is the answer
     return top, rows
+
+
+_BEFORE_AFTER = re.compile(r"(?i)\b(?:before|after)\s+or\s+(?:before|after)\b")
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+
+
+def _fold(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _first_heading(r: Reader, phrase: str, contents: bool) -> PLine | None:
+    """The first line that begins with ``phrase`` (a step or a heading that names it), in document order: among
+    the body's lines, or (``contents``) among a contents list's."""
+    want = _fold(phrase)
+    lines = [ln for rows in r.by_passage for ln in rows if r.is_reference_list(ln) == contents
+             and _fold(_MARKER.sub("", ln.text)).startswith(want)]
+    return min(lines, key=lambda ln: (ln.passage.get("doc_id") or "", ln.line_no), default=None)
+
+
+def pick_order(r: Reader) -> tuple[str, list[PLine]] | None:
+    """ "Is "A" the step before or after "B"?": 'before' or 'after', from where the lines that begin with A and B
+    stand in the document; None unless the question asks exactly that and both are found in one document."""
+    m = _BEFORE_AFTER.search(r.q_text)
+    if not m:
+        return None
+    before = [q.group(1) for q in _QUOTED.finditer(r.q_text[: m.start()])]
+    after = [q.group(1) for q in _QUOTED.finditer(r.q_text[m.end():])]
+    if not before or not after:
+        return None
+    # both from the body, else both from a contents list (which lists them in the body's order)
+    a, b = _first_heading(r, before[-1], False), _first_heading(r, after[0], False)
+    if a is None or b is None:
+        a, b = _first_heading(r, before[-1], True), _first_heading(r, after[0], True)
+    if a is None or b is None or a.passage.get("doc_id") != b.passage.get("doc_id") or a.line_no == b.line_no:
+        return None
+    return ("before" if a.line_no < b.line_no else "after"), [a, b]
