@@ -112,3 +112,19 @@ def test_a_step_order_with_one_step_missing_is_not_answered():
     a = answer(q('Is "Installing the filter" the step before or after "Descaling"?', "text",
                  ["installing filter", "descaling"]), STEPS)
     assert a.value not in ("before", "after")
+
+
+LEASE = passage("p1", 4, ["Late payment", "If the tenant pays the monthly rent after the fifth day, a late fee of $50 is",
+                          "added to the next invoice. Rent is due on the first day of each month."])
+
+
+def test_what_if_is_answered_by_the_consequence_of_the_same_condition():
+    a = answer(q("What happens if the tenant pays the monthly rent after the fifth day?", "text",
+                 ["tenant", "monthly rent", "fifth day"]), [LEASE])
+    assert (a.answer_found, a.value) == (True, "a late fee of $50 is added to the next invoice")
+
+
+def test_what_if_under_a_condition_no_sentence_states_finds_no_consequence():
+    a = answer(q("What happens if the landlord sells the building?", "text", ["landlord", "sells", "building"]),
+               [LEASE])
+    assert not a.answer_found

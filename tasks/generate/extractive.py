@@ -40,7 +40,7 @@ from tasks.generate.names import (
     pick_entity,
 )
 from tasks.generate.normalise import normalise_value
-from tasks.generate.ranked import pick_order, pick_ranked
+from tasks.generate.ranked import pick_consequence, pick_order, pick_ranked
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
@@ -218,6 +218,8 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     asked: Asked = asked_class(question)
     if asked.multi_part and asked.cls != "list" and (parts := answer_parts(question, passages)) is not None:
         return parts
+    if (then := pick_consequence(Reader(question, passages, asked))) is not None:  # before the computed-value
+        return _answer(then[0], then[1], True, True, 0.8, [])  # check: "if ... less than 1.5 A" is a condition
     printed = "\n".join(ln.get("text") or "" for p in passages for ln in p.get("lines") or [])
     if why := reader_cannot_state(question.get("text") or "", printed):
         return abstain(Reader(question, passages, asked), why)

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from tasks.generate import values as V
-from tasks.generate.sentences import PLine
+from tasks.generate.sentences import PLine, stems
 from tasks.generate.typed import Reader
 
 _MAX = {"highest", "largest", "longest", "greatest", "biggest", "most", "furthest", "farthest", "oldest", "best",
@@ -160,3 +160,31 @@ def pick_order(r: Reader) -> tuple[str, list[PLine]] | None:
     if a is None or b is None or a.passage.get("doc_id") != b.passage.get("doc_id") or a.line_no == b.line_no:
         return None
     return ("before" if a.line_no < b.line_no else "after"), [a, b]
+
+
+_WHAT_IF = re.compile(r"(?i)^\s*what\s+(?:happens\s+|will\s+happen\s+|would\s+happen\s+|to\s+do\s+)?(?:if|when)\s+"
+                      r"(?P<cond>.+?)\s*\??\s*$")
+_IF_CLAUSE = re.compile(r"(?i)\b(?:if|when|whenever|should)\s+(?P<cond>[^,;]{4,200}?),\s*(?:then\s+)?"
+                        r"(?P<then>[^.;)]{4,300})")
+
+
+def pick_consequence(r: Reader) -> tuple[str, list[PLine]] | None:
+    """ "What if <condition>?": the consequence a sentence states after the same condition ("If the output
+    current is less than 1.5 A, the charging time will increase"), the clause after the condition's comma; the
+    condition and what the sentence says before it must carry most of the question's terms. None for other questions or when no sentence states one."""
+    m = _WHAT_IF.match(r.q_text)
+    if not m:
+        return None
+    words = r.terms.words
+    best: tuple[float, str, list[PLine]] | None = None
+    for ss in r.sents:
+        for s in ss:
+            for c in _IF_CLAUSE.finditer(s.text):
+                # the condition, and what the sentence says before it (its subject: "a USB AC adaptor capable
+                # of ... (If the output current is less than 1.5 A, ...")
+                if not r.terms.hits(stems(c.group("cond"))):
+                    continue
+                cov = len(r.terms.hits(stems(s.text[: c.start("then")]))) / max(1, len(words))
+                if cov >= 0.5 and (best is None or cov > best[0]):
+                    best = (cov, c.group("then").strip(" ,"), list(dict.fromkeys(s.lines)))
+    return (best[1], best[2]) if best else None
