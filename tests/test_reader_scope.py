@@ -128,3 +128,30 @@ def test_what_if_under_a_condition_no_sentence_states_finds_no_consequence():
     a = answer(q("What happens if the landlord sells the building?", "text", ["landlord", "sells", "building"]),
                [LEASE])
     assert not a.answer_found
+
+
+SAFETY = passage("p1", 6, ["Before first use, read these instructions.", "• Keep the unit away from water.",
+                           "• Operate the unit on 100-240 V AC only.", "• Do not open the housing.",
+                           "Storage", "Store the unit in a dry place when it is not in use for a long time."],
+                 section="Manual > Safety instructions")
+RESEARCH = passage("p1", 9, ["Several questions remain open.", "Effects on rents",
+                             "Earlier work looked at prices, but little is known about rents after a change.",
+                             "Effects on schools", "Enrolment may rise where new housing is built."],
+                   section="Report > Areas for future research")
+
+
+@pytest.mark.parametrize("text,p,value", [
+    ("What is the second bullet point of the safety instructions?", SAFETY, "Operate the unit on 100-240 V AC only."),
+    ("What is the last bullet point of the safety instructions?", SAFETY, "Do not open the housing."),
+    ("What is the first topic in the areas for future research?", RESEARCH, "Effects on rents"),
+    ("What is the second topic in the areas for future research?", RESEARCH, "Effects on schools"),
+])
+def test_the_nth_item_or_topic_of_the_section_named_is_counted_from_its_start(text, p, value):
+    a = answer(q(text, "text", ["safety instructions"] if p is SAFETY else ["areas", "future research"]), [p])
+    assert (a.answer_found, a.value) == (True, value)
+
+
+def test_an_nth_item_past_the_end_of_the_section_is_not_answered():
+    a = answer(q("What is the fifth bullet point of the safety instructions?", "text", ["safety instructions"]),
+               [SAFETY])
+    assert not a.answer_found

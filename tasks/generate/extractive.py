@@ -40,7 +40,7 @@ from tasks.generate.names import (
     pick_entity,
 )
 from tasks.generate.normalise import normalise_value
-from tasks.generate.ranked import pick_consequence, pick_order, pick_ranked
+from tasks.generate.ranked import pick_consequence, pick_order, pick_ordinal, pick_ranked
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
@@ -224,6 +224,8 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if why := reader_cannot_state(question.get("text") or "", printed):
         return abstain(Reader(question, passages, asked), why)
     r = Reader(question, passages, asked)
+    if (nth := pick_ordinal(r)) is not None:
+        return _answer(nth[0], nth[1], True, False, 0.6, [f"counted in the section {nth[1][0].passage.get('section')!r}"])
     if (order := pick_order(r)) is not None:
         return _answer(order[0], order[1], True, True, 0.9,
                        [f"{order[1][0].text.strip()!r} stands {order[0]} {order[1][1].text.strip()!r}"])

@@ -1,6 +1,10 @@
-"""A superlative over a table's rows: "Which programme has the longest time period?" over rows that each print a
-name and one value ("Leaders in Education Programme 7 months", "... 17 weeks", "... 2 weeks"): the row with the
-extreme value, compared in one unit (durations in days), and its name is the answer.
+"""Answers the reader works out itself, from rows and positions rather than from one printed value:
+
+- a superlative over a table's rows ("Which programme has the longest time period?" over rows that each print a
+  name and one value): the row with the extreme value, compared in one unit (durations in days), its name;
+- which of two named steps comes first ("Is "A" the step before or after "B"?"), from where their lines stand;
+- the n-th bullet or sub-heading of the section the question names ("the second bullet point for safety");
+- what follows from a condition ("What if X?"): the consequence a sentence states after the same condition.
 
 The reader otherwise abstains on a question that selects by rank, since one extracted value cannot show it is the
 highest. Here the comparison is made, so only where it can be made honestly: at least three rows in one run of
@@ -188,3 +192,47 @@ def pick_consequence(r: Reader) -> tuple[str, list[PLine]] | None:
                 if cov >= 0.5 and (best is None or cov > best[0]):
                     best = (cov, c.group("then").strip(" ,"), list(dict.fromkeys(s.lines)))
     return (best[1], best[2]) if best else None
+
+
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
+_ORDINAL_ASK = re.compile(r"(?i)\b(first|second|third|fourth|fifth|last)\s+(?:[a-z-]+\s+){0,2}?"
+                          r"(bullet(?:\s+point)?s?|items?|points?|sub-?divisions?|sub-?sections?|sub-?headings?|"
+                          r"topics?|headings?)\b")
+
+
+def _heading_like(lines: list[PLine], k: int) -> bool:
+    """A line that titles what follows: short, capitalised, no closing stop, after a finished sentence, with
+    prose under it."""
+    text = lines[k].text.strip()
+    prev = lines[k - 1].text.strip() if k else ""
+    nxt = lines[k + 1].text.strip() if k + 1 < len(lines) else ""
+    return (0 < len(text.split()) <= 8 and text[:1].isupper() and not text.endswith((".", ",", ";", ":"))
+            and not re.search(r"\d{2,}", text) and (not prev or prev.endswith((".", ":", "?", "!")))
+            and len(nxt.split()) > len(text.split()))
+
+
+def pick_ordinal(r: Reader) -> tuple[str, list[PLine]] | None:
+    """ "The second bullet point under Safety", "the first subdivision of Areas for future research": the n-th item
+    (bullets, numbered items) or sub-heading of the section the question names, counted from the section's start
+    in the passage whose section title carries most of the question's other terms; None when no passage is that
+    section's or it has too few items."""
+    m = _ORDINAL_ASK.search(r.q_text)
+    if not m:
+        return None
+    n, unit = _ORDINALS[m.group(1).lower()], m.group(2).lower()
+    bullets = unit.startswith(("bullet", "item", "point"))
+    best: tuple[int, int] | None = None
+    for pidx, title in enumerate(r.titles):
+        hits = len(r.terms.hits(title))
+        if hits and (best is None or hits > best[0]):
+            best = (hits, pidx)
+    if best is None:
+        return None
+    lines = r.by_passage[best[1]]
+    items = [ln for k, ln in enumerate(lines)
+             if (V.BULLET_RE.match(ln.text) if bullets else k and _heading_like(lines, k))]
+    if not items or (n > 0 and len(items) < n):
+        return None
+    item = items[n - 1] if n > 0 else items[-1]
+    text = V.bullet_item(item.text) if bullets else item.text.strip()
+    return (text, [item]) if text else None
