@@ -155,3 +155,16 @@ def test_an_nth_item_past_the_end_of_the_section_is_not_answered():
     a = answer(q("What is the fifth bullet point of the safety instructions?", "text", ["safety instructions"]),
                [SAFETY])
     assert not a.answer_found
+
+
+SYLLABUS = [passage("p1", 3, ["Unit 2 Key Assignments:", "• Essay- Water Rights in the Modern West—due in week 3"]),
+            passage("p2", 5, ["Unit 5 Key Assignments:", "• Case Study- Supply Chains Under Strain—submit online",
+                              "• Quiz on units 4 and 5"])]
+
+
+def test_the_title_printed_after_the_kind_asked_in_the_part_the_question_names():
+    a = answer(q("What is the title of the case study given under unit 5?", "entity", ["title", "case study", "unit 5"]),
+               SYLLABUS)
+    assert (a.answer_found, a.value) == (True, "Supply Chains Under Strain")
+    b = answer(q("What is the title of the essay given under unit 2?", "entity", ["title", "essay", "unit 2"]), SYLLABUS)
+    assert (b.answer_found, b.value) == (True, "Water Rights in the Modern West")

@@ -71,7 +71,7 @@ def pick_entity(r: Reader) -> list[Pick]:
     """Names in the sentences that carry the question's terms; a name made only of question words is not an
     answer; a name next to the noun the question asks for ("which state" -> "the State of Delaware") is preferred."""
     skip = {stem(w) for w in r.q_stems} | STOPWORDS
-    out = pick_acronym(r) + pick_keyed(r)
+    out = pick_acronym(r) + pick_keyed(r) + pick_titled(r)
     noun = r.asked.entity_noun
     for ss in r.sents:
         for s in ss:
@@ -112,4 +112,34 @@ def pick_entity(r: Reader) -> list[Pick]:
                         pref += 0.6
                     out.append(Pick(v.text, [ln], 1.5 * cov + pref - 0.03 * ln.pidx, cov, max(n, v.kind in labelled), v.kind,
                                     0.5 if pref >= 0.5 else 0.3))
+    return out
+
+
+_TITLE_OF = re.compile(r"(?i)\b(?:title|name|topic)\s+of\s+(?:the\s+|a\s+|an\s+)?(?P<noun>[a-z][a-z -]{2,40}?)"
+                       r"(?=\s+(?:given|in|under|on|for|of|that|which|is|was|listed|shown|mentioned)\b|\s*\?|\s*$)")
+_TITLE_CASE = re.compile(r"(?:[A-Z][\w'’&-]*|of|the|in|on|and|for|to|a|an|at|with)(?:\s+(?:[A-Z][\w'’&-]*|of|the|in|"
+                         r"on|and|for|to|a|an|at|with))*")
+
+
+def pick_titled(r: Reader) -> list[Pick]:
+    """ "The title of the case study under unit 8": the title a line prints right after the named kind ("Case
+    Study- Discrimination in the Workplace Continues—submit ..."), in a passage that carries the question's other
+    terms."""
+    m = _TITLE_OF.search(r.q_text)
+    if not m:
+        return []
+    noun = m.group("noun").strip()
+    rest = r.terms.hits(stems(r.q_text)) - stems(noun)
+    out = []
+    for rows in r.by_passage:
+        if rest and not r.terms.hits(set().union(*(ln.stems for ln in rows))) & rest:
+            continue  # not the part of the document the question scopes
+        for ln in rows:
+            k = re.search(rf"(?i)\b{re.escape(noun)}\s*[-:–—]\s*", ln.text)
+            t = _TITLE_CASE.match(ln.text, k.end()) if k else None
+            title = t.group(0).strip() if t else ""
+            while title.split() and title.split()[-1].lower() in STOPWORDS:
+                title = title.rsplit(None, 1)[0] if " " in title else ""
+            if len(title.split()) >= 2:
+                out.append(Pick(title, [ln], 2.0 - 0.03 * ln.pidx, 0.75, 2, "titled", 0.6))
     return out
