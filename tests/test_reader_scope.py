@@ -168,3 +168,9 @@ def test_the_title_printed_after_the_kind_asked_in_the_part_the_question_names()
     assert (a.answer_found, a.value) == (True, "Supply Chains Under Strain")
     b = answer(q("What is the title of the essay given under unit 2?", "entity", ["title", "essay", "unit 2"]), SYLLABUS)
     assert (b.answer_found, b.value) == (True, "Water Rights in the Modern West")
+
+
+def test_a_period_notation_or_a_code_not_looked_up_keys_no_row():
+    rows = ["Segment results", "Q1 Highlights North America", "Revenue grew in every region."]
+    a = answer(q("Which segment led growth in Q1?", "entity", ["segment", "growth", "Q1"]), [passage("p1", 3, rows)])
+    assert a.value != "Highlights North America"

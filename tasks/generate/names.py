@@ -46,15 +46,21 @@ def pick_acronym(r: Reader) -> list[Pick]:
 
 # a code made of capitals and digits ("AR01", "GS5002", "P-10"): a key a table row is filed under
 _ROW_KEY = re.compile(r"\b[A-Z]{1,5}-?\d{1,5}[A-Z]?\b")
+# ... looked up: "the name for code AR01", "the description of error E12", "the item with part no. PN-204"
+_LOOKED_UP = r"(?i)\b(?:for|of|with|code|number|no\.?|id)\s+(?:[\w.-]+\s+){{0,2}}{key}\b"
+# a period's notation is not a key (Q1, H2, FY2023, 9M): every row of a period's column carries it
+_PERIOD = re.compile(r"(?i)(?:Q[1-4]|H[12]|[FC]Y\d{2,4}|\d{1,2}M|[1-4]Q\d{2})")
 
 
 def pick_keyed(r: Reader) -> list[Pick]:
-    """The name on the row of a key the question names ("the market name for code AR01" -> "1. Little Rock
+    """The name on the row of a key the question looks up ("the market name for code AR01" -> "1. Little Rock
     AR01" -> "Little Rock"): a code printed on a line or three only identifies that row, so the row's name is
-    the value asked for, whatever words the row's header uses."""
+    the value asked for, whatever words the row's header uses. A period's notation (Q1, FY2023) keys no row."""
     out = []
     rows = [ln for lines in r.by_passage for ln in lines]
     for key in dict.fromkeys(_ROW_KEY.findall(r.q_text)):
+        if _PERIOD.fullmatch(key) or not re.search(_LOOKED_UP.format(key=re.escape(key)), r.q_text):
+            continue
         on = [ln for ln in rows if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", ln.text)]
         if not 1 <= len(on) <= 3:
             continue  # absent, or a code every line repeats: it keys no single row
