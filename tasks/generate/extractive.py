@@ -21,7 +21,7 @@ from typing import Any
 from schemas.contracts import AnswerWithEvidence, EvidenceSpan
 from tasks.generate import values as V
 from tasks.generate.asked import Asked, asked_class, asks_ranking, question_parts, reader_cannot_state, states_ranking
-from tasks.generate.lists import NAME_COVERAGE, STEP_NOUNS, pick_list, pick_steps
+from tasks.generate.lists import NAME_COVERAGE, STEP_NOUNS, pick_counted, pick_list, pick_steps
 from tasks.generate.normalise import normalise_value
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
@@ -322,6 +322,11 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     else:
         picks = [p for p in pick_text(r) if p.coverage >= COMPLETE_COVERAGE and p.strength >= 2]
     best = _best(picks)
+    if asked.cls == "count" and not _found(best) and (counted := pick_counted(r)):
+        # no number stated for the asked noun, but a list of it printed under a line that names it: its items
+        count, lines, cov = counted
+        return _answer(str(count), lines, True, cov >= COMPLETE_COVERAGE and not asked.multi_part, cov,
+                       [f"counted the {count} items listed under {lines[0].text.strip()!r}"])
     if not _found(best) and (sole := _sole_deadline(picks)) is not None:
         # the only time limit stated in the passages the arbiter kept, where the question asks for one: shown,
         # never complete (its sentence does not name the question's terms)

@@ -9,13 +9,19 @@ import re
 
 from tasks.generate import values as V
 from tasks.generate.normalise import normalise_value
-from tasks.generate.sentences import PLine
+from tasks.generate.sentences import PLine, matched, stem
 from tasks.generate.typed import Reader
 
 NAME_COVERAGE = 0.75  # a name or a list is an answer only from a sentence that carries most of the question
 MAX_LIST_ITEMS = 20
 STEP_NOUNS = ("step", "stage", "phase")
 _STEP_LINE = re.compile(r"^\s*(?:step\s*)?(\d{1,2})(?:[.):]|\s)\s*(?=[A-Z\"“(])", re.I)
+MAX_COUNTED = 40
+# an item of an enumeration: "3. Text", "(3) Text", "3) Text", a bare "3." over its text, or a bullet symbol
+_NUMBERED = re.compile(r"^\s*\(?(\d{1,2})[.)](?:\s+\S|\s*$)")
+_SYMBOL = re.compile(r"^\s*([•·▪◦●○■□➢►▶✓✔*–—-])\s+\S")
+# an intro that announces what follows: a line ending in ':', "the following ...", or a heading (no sentence end)
+_ANNOUNCES = re.compile(r"(?i):\s*$|\bthe following\b")
 
 
 def _list_block(rows: list[PLine], k: int) -> list[tuple[str, PLine]]:
@@ -111,3 +117,103 @@ def pick_steps(r: Reader) -> tuple[int, list[PLine], float] | None:
         elif n == 1 or count:
             break  # the numbering restarts (the next procedure) or jumps
     return (count, [rows[k], *lines], cov) if count >= 2 else None
+
+
+def _item(text: str) -> tuple[str, int | None] | None:
+    """('n', number) for a numbered item, ('•', None) for a bullet item (its symbol), else None."""
+    if m := _NUMBERED.match(text):
+        return "n", int(m.group(1))
+    if m := _SYMBOL.match(text):
+        return m.group(1), None
+    return None
+
+
+def _intro_context(rows: list[PLine], k: int, title: set[str]) -> set[str]:
+    """What an intro line is read with: its section title and the two lines above it (the heading it sits under:
+    "UNIT 8: ..." then "... THESE LEARNING OUTCOMES:")."""
+    out = set(title)
+    for ln in rows[max(0, k - 2):k]:
+        out |= ln.stems
+    return out
+
+
+def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int, list[PLine]] | None:
+    """The enumeration that starts within two lines after ``intro``, counted: numbered items 1, 2, 3 ... (the
+    lines between them are their text), or items of one bullet symbol (a line starting in lower case, or with a
+    sub-item mark, continues an item). Lines are followed across passages of the same document while the line
+    numbers run on. None unless the run visibly ends: a line that is neither an item nor its continuation, or a
+    numbering that restarts or jumps; a run cut off by the end of the passages may have more items."""
+    doc, no = intro.passage.get("doc_id"), intro.line_no
+    kind, count, lines, gap = None, 0, [], 0
+    while (ln := by_line.get((doc, no := no + 1))) is not None:
+        text = ln.text.strip()
+        item = _item(text)
+        if kind is None:
+            if item is None:
+                gap += 1  # the rest of the intro sentence
+                if gap > 2:
+                    return None
+                continue
+            if item[0] == "n" and item[1] != 1:
+                return None  # a numbering that starts elsewhere continues an earlier list
+            kind, count, lines = item[0], 1, [ln]
+            continue
+        if item is not None and item[0] == kind and (kind != "n" or item[1] == count + 1):
+            count, lines = count + 1, lines + [ln]
+            continue
+        if kind == "n" and item is not None and item[0] == "n":
+            break  # the numbering restarts (the next list) or jumps
+        if item is not None or (kind == "n" and not _closes(text)) or re.match(r"^(?:[a-z(]|§|o\s)", text):
+            continue  # the text of the current item, or its sub-items
+        break  # a heading, a paragraph, the next intro
+    else:
+        return None  # the passages end inside the run: it may have more items
+    return (count, lines) if count >= 2 else None
+
+
+def _closes(text: str) -> bool:
+    """A line that ends a numbered item's text: a heading ("1.12 Choosing apps", "NOTE", "Unit 7 tasks:")."""
+    return bool(re.match(r"^\d{1,2}\.\d{1,2}(?:\.\d{1,2})*\s+[A-Z]", text) or re.search(r":\s*$", text)
+                or (text.isupper() and len(text.split()) <= 6))
+
+
+def pick_counted(r: Reader) -> tuple[int, list[PLine], float] | None:
+    """How many items an enumeration lists under the line that names the counted noun ("how many learning
+    outcomes": "... THESE LEARNING OUTCOMES:" then one bullet an outcome) and most of the question's other terms
+    (its section title and the two lines above count half). The intro must announce the list (a ':', "the
+    following", or a heading line), every number the question names must stand in the intro or its context, and
+    the enumeration must visibly end (see ``_run_after``). None when no such list is found, or when two intros
+    fit equally well and count differently."""
+    unit = stem(r.asked.unit) if r.asked.unit else ""
+    if not unit:
+        return None
+    words = [w for w in r.terms.words if not matched([w], {unit}) and w != unit]
+    numbers = [w for w in words if w.isdigit()]
+    by_line = {(ln.passage.get("doc_id"), ln.line_no): ln for rows in r.by_passage for ln in rows}
+    scored: list[tuple[float, PLine]] = []
+    for pidx, rows in enumerate(r.by_passage):
+        for k, ln in enumerate(rows):
+            text = ln.text.strip()
+            if _item(text) or not matched([unit], ln.stems):
+                continue
+            heading = len(text.split()) <= 8 and not re.search(r"[.!?,;]\s*$", text)
+            if not (_ANNOUNCES.search(text) or heading):
+                continue
+            context = _intro_context(rows, k, r.titles[pidx])
+            if any(n not in ln.stems | context for n in numbers):
+                continue
+            share = (len(matched(words, ln.stems)) + 0.5 * len(matched(words, context) - matched(words, ln.stems))
+                     ) / max(1, len(words)) if words else 1.0
+            if share >= 0.5:
+                scored.append((share, ln))
+    if not scored:
+        return None
+    top = max(s for s, _ in scored)
+    found = {}
+    for share, ln in scored:
+        if share == top and (run := _run_after(by_line, ln)) is not None:
+            found.setdefault(run[0], (ln, run[1]))
+    if len(found) != 1 or not all(s < top or _run_after(by_line, ln) for s, ln in scored):
+        return None  # no best intro with a closed list, or equally good intros that disagree
+    count, (intro, lines) = next(iter(found.items()))
+    return (count, [intro, *lines], top) if 2 <= count <= MAX_COUNTED else None

@@ -1,0 +1,70 @@
+"""Counts read from enumerations (issue #15, counts and lists), on hand-made passages: where no number is stated for
+the counted noun, the items listed under the line that names it are counted, if the list visibly ends inside the
+passages the reader was given; a list cut off by a passage's end, a list under a sentence that does not announce
+it, or a list under another unit than the one asked is not counted."""
+
+from __future__ import annotations
+
+from tests.test_reader_examples import answer, passage, q
+
+OUTCOMES = ["UNIT 7: Designing Structures", "STUDENTS WILL ANSWER THESE LEARNING OUTCOMES:",
+            "• What are the traditional forms of structure?", "• Why do companies use teams?",
+            "• How does the informal organization affect the company?", "Unit 7 Key Assignments:",
+            "• Ethics report", "UNIT 8: Managing People", "STUDENTS WILL ANSWER THESE LEARNING OUTCOMES:",
+            "• How do firms recruit applicants?", "• How do firms select qualified applicants? What",
+            "makes a selection fair?", "• What are the key laws?", "• What trends affect labor relations?",
+            "Unit 8 Key Assignments:", "• Quiz #4"]
+
+
+def test_bullets_under_the_line_that_names_the_counted_noun_are_counted_in_the_unit_asked():
+    a = answer(q("How many learning outcomes should be answered in unit 8?", "amount",
+                 ["learning outcomes", "outcomes", "unit 8"]), [passage("c", 5, OUTCOMES, start=260)])
+    assert (a.answer_found, a.value) == (True, "4")  # the wrapped line "makes a selection fair?" continues an item
+    assert "LEARNING OUTCOMES" in a.evidence[0].quote
+    a = answer(q("How many learning outcomes should be answered in unit 7?", "amount",
+                 ["learning outcomes", "outcomes", "unit 7"]), [passage("c", 5, OUTCOMES, start=260)])
+    assert (a.answer_found, a.value) == (True, "3")
+
+
+def test_a_list_cut_off_by_the_end_of_the_passage_is_not_counted():
+    a = answer(q("How many learning outcomes should be answered in unit 8?", "amount",
+                 ["learning outcomes", "outcomes", "unit 8"]), [passage("c", 5, OUTCOMES[:12], start=260)])
+    assert not a.answer_found and a.value is None
+
+
+def test_a_list_is_followed_into_the_next_passage_while_the_line_numbers_run_on():
+    first, rest = OUTCOMES[:12], OUTCOMES[12:]
+    a = answer(q("How many learning outcomes should be answered in unit 8?", "amount",
+                 ["learning outcomes", "outcomes", "unit 8"]),
+               [passage("c1", 5, first, start=260), passage("c2", 5, rest, start=260 + len(first))])
+    assert (a.answer_found, a.value) == (True, "4")
+    gap = answer(q("How many learning outcomes should be answered in unit 8?", "amount",
+                   ["learning outcomes", "outcomes", "unit 8"]),
+                 [passage("c1", 5, first, start=260), passage("c2", 6, rest, start=300)])
+    assert not gap.answer_found  # lines are missing in between: the list may hold more items
+
+
+KIT = ["3 Getting started", "The kit contains the following parts:", "1. Base unit", "2. Power adaptor",
+       "(mains plug included)", "3. Remote control", "4. Quick guide", "3.1 Setting up the base unit",
+       "1. Place the base unit on a flat surface."]
+
+
+def test_numbered_items_under_an_announcing_line_are_counted_until_the_numbering_restarts():
+    a = answer(q("How many parts are included in the kit?", "amount", ["parts", "kit"]),
+               [passage("k", 3, KIT, start=40)])
+    assert (a.answer_found, a.value) == (True, "4")
+
+
+def test_a_stated_number_is_the_answer_before_a_counted_list():
+    stated = ["The kit contains 5 parts (one is shipped separately):", *KIT[2:]]
+    a = answer(q("How many parts are included in the kit?", "amount", ["parts", "kit"]),
+               [passage("k", 3, stated, start=40)])
+    assert a.value == "5"
+
+
+def test_a_list_under_a_sentence_that_does_not_announce_it_is_not_counted():
+    lines = ["Most parts of the kit are recyclable.", "• Base unit", "• Power adaptor", "• Remote control",
+             "Dispose of batteries separately."]
+    a = answer(q("How many parts are included in the kit?", "amount", ["parts", "kit"]),
+               [passage("k", 3, lines, start=40)])
+    assert not a.answer_found
