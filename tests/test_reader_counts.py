@@ -5,6 +5,7 @@ it, or a list under another unit than the one asked is not counted."""
 
 from __future__ import annotations
 
+from tasks.generate.lists import asked_values
 from tests.test_reader_examples import answer, passage, q
 
 OUTCOMES = ["UNIT 7: Designing Structures", "STUDENTS WILL ANSWER THESE LEARNING OUTCOMES:",
@@ -67,4 +68,25 @@ def test_a_list_under_a_sentence_that_does_not_announce_it_is_not_counted():
              "Dispose of batteries separately."]
     a = answer(q("How many parts are included in the kit?", "amount", ["parts", "kit"]),
                [passage("k", 3, lines, start=40)])
+    assert not a.answer_found
+
+
+GROWTH = passage("g", 0, ["Against a forecast growth of 6.7%, the economy grew by 4.3% in the year. In the first two",
+                          "quarters the growth was 5.3% and 5.2%. The growth slowed in the third quarter; it recovered",
+                          "in the fourth quarter to 4.9%."])
+
+
+def test_values_a_list_question_counts_are_read_from_one_sentence_that_states_that_many_joined():
+    assert asked_values("What were the growth rates for the first and second quarters respectively?") == 2
+    assert asked_values("Where are the two plants of the company located?") == 2
+    assert asked_values("Which datasets have exactly three methods?") == 0  # a condition, not how many are asked
+    assert asked_values("What are the names of Unit 1 and Unit 2 on page 3?") == 0
+    a = answer(q("What were the growth rates for the first and second quarters respectively?", "list",
+                 ["growth", "rates", "first", "second", "quarters"]), [GROWTH])
+    assert (a.answer_found, a.value) == (True, "5.3%; 5.2%")
+
+
+def test_values_of_separate_statements_are_not_a_list_answer():
+    a = answer(q("What were the growth rates for the third and fourth quarters respectively?", "list",
+                 ["growth", "rates", "third", "fourth", "quarters"]), [GROWTH])
     assert not a.answer_found

@@ -21,7 +21,7 @@ from typing import Any
 from schemas.contracts import AnswerWithEvidence, EvidenceSpan
 from tasks.generate import values as V
 from tasks.generate.asked import Asked, asked_class, asks_ranking, question_parts, reader_cannot_state, states_ranking
-from tasks.generate.lists import NAME_COVERAGE, STEP_NOUNS, pick_counted, pick_list, pick_steps
+from tasks.generate.lists import NAME_COVERAGE, STEP_NOUNS, pick_counted, pick_list, pick_steps, pick_values
 from tasks.generate.normalise import normalise_value
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
@@ -288,6 +288,11 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if asked.cls == "list":
         items, lines, cov, strength = pick_list(r)
         found = len(items) >= 2 and strength >= 2 and cov >= NAME_COVERAGE
+        if not found and (values := pick_values(r)):
+            # the question says how many values it asks, and one sentence states that many, joined
+            items, lines, cov = values
+            return _answer("; ".join(items), lines, True, cov >= COMPLETE_COVERAGE and not single, cov,
+                           [f"the {len(items)} values stated together in one sentence"])
         if not found:
             return abstain(r, f"no list of items stated near {_near(r)}")
         if single:

@@ -217,3 +217,50 @@ def pick_counted(r: Reader) -> tuple[int, list[PLine], float] | None:
         return None  # no best intro with a closed list, or equally good intros that disagree
     count, (intro, lines) = next(iter(found.items()))
     return (count, [intro, *lines], top) if 2 <= count <= MAX_COUNTED else None
+
+
+# "the two plants", "both": a number of things the question asks for ("page 3 in", "exactly three methods": no)
+_HOW_MANY_ASKED = re.compile(r"(?i)\b(?:the\s+(two|three|four|five|[2-5])\s+(?!times\b|years\b)[a-z]+s\b|(both)\b)")
+_ASKED_PAIR = re.compile(r"(?i)\b((?:[a-z]+,\s+)*[a-z]+),?\s+and\s+([a-z]+)\b")
+_COUNT_WORDS = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def asked_values(text: str) -> int:
+    """How many values a list question asks for by its wording: "the two plants", "both", or ordinals joined by
+    'and' ("the first and second quarters respectively"); 0 when it does not say."""
+    if m := _HOW_MANY_ASKED.search(text):
+        word = (m.group(1) or m.group(2)).lower()
+        return _COUNT_WORDS.get(word) or int(word)
+    ordinals = r"first|second|third|fourth|fifth|last|previous|next|current|initial|final"
+    for m in _ASKED_PAIR.finditer(text):
+        parts = [p.strip() for p in m.group(1).split(",")] + [m.group(2)]
+        if all(re.fullmatch(ordinals, p, re.I) for p in parts):
+            return len(parts)
+    return 0
+
+
+def pick_values(r: Reader) -> tuple[list[str], list[PLine], float] | None:
+    """The values of a list question that says how many it asks for ("the growth for the first and second
+    quarters respectively"), read from the one sentence that covers the question best when it states exactly
+    that many amounts joined as one enumeration ("... the growth was 5.3% and 5.2%"): in order, as printed.
+    None when the question does not say how many, or the sentence states more, fewer, or unjoined values."""
+    want = asked_values(r.q_text)
+    if want < 2:
+        return None
+    best = None
+    for ss in r.sents:
+        for s in ss:
+            cov, n = r.coverage(s)
+            if n >= 2 and cov >= 0.5 and (best is None or cov > best[0]):
+                best = (cov, s)
+    if best is None:
+        return None
+    cov, s = best
+    amounts = [v for v in V.find_amounts(s.text) if v.kind != "year" and v.number is not None
+               and v.number not in r.q_numbers]
+    if len(amounts) != want or len({v.kind for v in amounts}) != 1:
+        return None
+    joins = [s.text[a.end:b.start] for a, b in zip(amounts, amounts[1:])]
+    if not all(re.fullmatch(r"\s*(?:,|,?\s+and|,?\s+respectively,?\s+and)\s*", j) for j in joins):
+        return None  # values of separate statements, not one enumeration
+    return [v.text for v in amounts], list(dict.fromkeys(s.lines)), cov
