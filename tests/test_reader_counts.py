@@ -90,3 +90,22 @@ def test_values_of_separate_statements_are_not_a_list_answer():
     a = answer(q("What were the growth rates for the third and fourth quarters respectively?", "list",
                  ["growth", "rates", "third", "fourth", "quarters"]), [GROWTH])
     assert not a.answer_found
+
+
+def test_items_numbered_from_two_continue_another_list_and_are_not_the_list_under_the_line():
+    rules = passage("r", 2, ["Compulsory courses", "1. All students take the compulsory courses of the programme.",
+                             "2. Students may ask to drop up to 3 modules.", "3. Requests are made in the first month.",
+                             "4. Changes after the results are not allowed."], start=30)
+    a = answer(q("Which compulsory courses must the students take?", "list",
+                 ["compulsory", "courses", "students"]), [rules])
+    assert not a.answer_found
+
+
+def test_a_weakly_related_passage_adds_no_items_to_a_list():
+    main = passage("m", 2, ["Uses of the satellite constellation:", "• Drought monitoring", "• Forest fire mapping"],
+                   start=10)
+    other = passage("o", 9, ["Satellite dish care:", "• Battery care", "• Cleaning"], start=90,
+                    section="Satellite ground stations")
+    a = answer(q("What are the uses of the satellite constellation?", "list",
+                 ["uses", "satellite", "constellation"]), [main, other])
+    assert a.value == "Drought monitoring; Forest fire mapping"

@@ -13,6 +13,7 @@ from tasks.generate.sentences import PLine, matched, stem
 from tasks.generate.typed import Reader
 
 NAME_COVERAGE = 0.75  # a name or a list is an answer only from a sentence that carries most of the question
+SUPPORT_COVERAGE = 0.5  # each passage's list joins the answer only under a line carrying half the question
 MAX_LIST_ITEMS = 20
 STEP_NOUNS = ("step", "stage", "phase")
 _STEP_LINE = re.compile(r"^\s*(?:step\s*)?(\d{1,2})(?:[.):]|\s)\s*(?=[A-Z\"“(])", re.I)
@@ -46,6 +47,9 @@ def _list_block(rows: list[PLine], k: int) -> list[tuple[str, PLine]]:
             short.append((text.rstrip(",;"), ln))
             continue
         break
+    first = _NUMBERED.match(bullets[0][1].text) if bullets else None
+    if first and int(first.group(1)) != 1:
+        return []  # items 2, 3 ... continue a list whose first item is elsewhere: not a list under line k
     return bullets if len(bullets) >= 2 else short if len(short) >= 3 else []
 
 
@@ -79,6 +83,8 @@ def pick_list(r: Reader) -> tuple[list[str], list[PLine], float, int]:
             if found:
                 best_cov, best_strength = max(best_cov, cov), max(best_strength, strength)
                 break
+        if found and not (cov >= SUPPORT_COVERAGE and strength >= 2):
+            continue  # a passage's list counts only under a line that carries at least half the question
         for item, ln in found:
             items.setdefault(normalise_value(item) or item, (item, ln))
     picked = list(items.values())[:MAX_LIST_ITEMS]
