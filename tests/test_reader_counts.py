@@ -109,3 +109,14 @@ def test_a_weakly_related_passage_adds_no_items_to_a_list():
     a = answer(q("What are the uses of the satellite constellation?", "list",
                  ["uses", "satellite", "constellation"]), [main, other])
     assert a.value == "Drought monitoring; Forest fire mapping"
+
+
+def test_a_count_whose_sentence_names_only_the_counted_noun_does_not_answer_a_scoped_question():
+    p = passage("e", 5, ["4 Experiments", "We evaluate on the full test set consisting of 300 examples."], start=590)
+    a = answer(q("How many prompt examples are given in the appendix?", "amount",
+                 ["prompt examples", "examples", "appendix"]), [p])
+    assert not a.answer_found and "names only the counted noun" in a.caveats[0]
+    scoped = passage("e", 15, ["The appendix gives 12 prompt examples, one per task."], start=900)
+    a = answer(q("How many prompt examples are given in the appendix?", "amount",
+                 ["prompt examples", "examples", "appendix"]), [scoped])
+    assert (a.answer_found, a.value) == (True, "12")
