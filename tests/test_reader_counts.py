@@ -102,8 +102,8 @@ def test_items_numbered_from_two_continue_another_list_and_are_not_the_list_unde
 
 
 def test_a_weakly_related_passage_adds_no_items_to_a_list():
-    main = passage("m", 2, ["Uses of the satellite constellation:", "• Drought monitoring", "• Forest fire mapping"],
-                   start=10)
+    main = passage("m", 2, ["Uses of the satellite constellation:", "• Drought monitoring",
+                            "• Forest fire mapping"], start=10)
     other = passage("o", 9, ["Satellite dish care:", "• Battery care", "• Cleaning"], start=90,
                     section="Satellite ground stations")
     a = answer(q("What are the uses of the satellite constellation?", "list",
@@ -120,3 +120,18 @@ def test_a_count_whose_sentence_names_only_the_counted_noun_does_not_answer_a_sc
     a = answer(q("How many prompt examples are given in the appendix?", "amount",
                  ["prompt examples", "examples", "appendix"]), [scoped])
     assert (a.answer_found, a.value) == (True, "12")
+
+
+LEVELS = ["Coffee quality", "The quality levels influence the coffee brewing. The higher the quality level, the",
+          "stronger the coffee.", "Quality levels", "1 After pressing, the coffee swells.", "2 The coffee is brewed",
+          "at once.", "3 A pre-infusion occurs.", "4 Same as for Quality 3, with wet pressing.", "Instructions:",
+          "If very fine coffee is used with little water, a high quality level can cause", "a flow error."]
+
+
+def test_rows_numbered_without_a_dot_under_a_heading_that_names_the_counted_phrase_are_counted():
+    # "machine" and "set" only frame the ask; "coffee quality levels" names the list (its heading and the lines
+    # above it); the wrapped line "... a high quality level can cause" is no heading of another list
+    a = answer(q("How many coffee quality levels can the coffee machine be set to?", "amount",
+                 ["coffee quality levels", "quality", "levels", "coffee machine", "set"]),
+               [passage("l", 38, LEVELS, start=1466, section="Beverages > Change recipes")])
+    assert (a.answer_found, a.value) == (True, "4")

@@ -21,7 +21,8 @@ from typing import Any
 from schemas.contracts import AnswerWithEvidence, EvidenceSpan
 from tasks.generate import values as V
 from tasks.generate.asked import Asked, asked_class, asks_ranking, question_parts, reader_cannot_state, states_ranking
-from tasks.generate.lists import NAME_COVERAGE, STEP_NOUNS, pick_counted, pick_list, pick_steps, pick_values
+from tasks.generate.lists import (NAME_COVERAGE, STEP_NOUNS, names_only_the_noun, pick_counted, pick_list, pick_steps,
+                                  pick_values)
 from tasks.generate.normalise import normalise_value
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
@@ -229,15 +230,6 @@ def _scope_missing(r: Reader, best: Pick) -> str | None:
     return absent[0] if absent else None
 
 
-def _names_only_the_noun(r: Reader, best: Pick) -> bool:
-    """A count whose sentence names the counted noun and nothing else of a question that scopes it with two or more
-    other terms ("how many prompt examples are given in the appendix" read from "... a test set of 300 examples")."""
-    unit = stem(r.asked.unit) if r.asked.unit else ""
-    others = [w for w in r.terms.words if not matched([w], {unit})] if unit else []
-    said = set().union(*(ln.stems for ln in best.lines))
-    return bool(unit) and len(others) >= 2 and matched([unit], said) != set() and not matched(others, said)
-
-
 def _near(r: Reader) -> str:
     words = r.terms.words[:3]
     return "'" + " ".join(words) + "'" if words else "the question's terms"
@@ -336,7 +328,7 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     else:
         picks = [p for p in pick_text(r) if p.coverage >= COMPLETE_COVERAGE and p.strength >= 2]
     best = _best(picks)
-    if asked.cls == "count" and _found(best) and _names_only_the_noun(r, best):
+    if asked.cls == "count" and _found(best) and names_only_the_noun(r, best.lines):
         return abstain(r, f"the sentence that states {best.value!r} names only the counted noun of the question "
                           f"({asked.unit!r}), none of what scopes it")
     if asked.cls == "count" and not _found(best) and (counted := pick_counted(r)):

@@ -19,7 +19,7 @@ STEP_NOUNS = ("step", "stage", "phase")
 _STEP_LINE = re.compile(r"^\s*(?:step\s*)?(\d{1,2})(?:[.):]|\s)\s*(?=[A-Z\"“(])", re.I)
 MAX_COUNTED = 40
 # an item of an enumeration: "3. Text", "(3) Text", "3) Text", a bare "3." over its text, or a bullet symbol
-_NUMBERED = re.compile(r"^\s*\(?(\d{1,2})[.)](?:\s+\S|\s*$)")
+_NUMBERED = re.compile(r"^\s*\(?(\d{1,2})(?:[.)](?:\s+\S|\s*$)|\s+(?=[A-Z\"“]))")
 _SYMBOL = re.compile(r"^\s*([•·▪◦●○■□➢►▶✓✔*–—-])\s+\S")
 # an intro that announces what follows: a line ending in ':', "the following ...", or a heading (no sentence end)
 _ANNOUNCES = re.compile(r"(?i):\s*$|\bthe following\b")
@@ -147,8 +147,9 @@ def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int
     """The enumeration that starts within two lines after ``intro``, counted: numbered items 1, 2, 3 ... (the
     lines between them are their text), or items of one bullet symbol (a line starting in lower case, or with a
     sub-item mark, continues an item). Lines are followed across passages of the same document while the line
-    numbers run on. None unless the run visibly ends: a line that is neither an item nor its continuation, or a
-    numbering that restarts or jumps; a run cut off by the end of the passages may have more items."""
+    numbers run on. None when no list starts there; a count of -1 unless the run visibly ends (a line that is
+    neither an item nor its continuation, or a numbering that restarts or jumps): a run cut off by the end of the
+    passages may have more items."""
     doc, no = intro.passage.get("doc_id"), intro.line_no
     kind, count, lines, gap = None, 0, [], 0
     while (ln := by_line.get((doc, no := no + 1))) is not None:
@@ -173,7 +174,7 @@ def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int
             continue  # the text of the current item, or its sub-items
         break  # a heading, a paragraph, the next intro
     else:
-        return None  # the passages end inside the run: it may have more items
+        return -1, lines  # the passages end inside the run: it may have more items
     return (count, lines) if count >= 2 else None
 
 
@@ -194,6 +195,9 @@ def pick_counted(r: Reader) -> tuple[int, list[PLine], float] | None:
     if not unit:
         return None
     words = [w for w in r.terms.words if not matched([w], {unit}) and w != unit]
+    # the counted noun with the words the question puts before it ("how many coffee quality levels")
+    m = re.search(rf"(?i)\bhow many\s+((?:[\w-]+\s+){{0,3}}?){re.escape(r.asked.unit)}\b", r.q_text)
+    phrase = [stem(w) for w in (m.group(1).split() if m else []) if stem(w) in words]
     numbers = [w for w in words if w.isdigit()]
     by_line = {(ln.passage.get("doc_id"), ln.line_no): ln for rows in r.by_passage for ln in rows}
     scored: list[tuple[float, PLine]] = []
@@ -202,7 +206,8 @@ def pick_counted(r: Reader) -> tuple[int, list[PLine], float] | None:
             text = ln.text.strip()
             if _item(text) or not matched([unit], ln.stems):
                 continue
-            heading = len(text.split()) <= 8 and not re.search(r"[.!?,;]\s*$", text)
+            # a heading: short, capitalised, no sentence end ("water, a high level can cause" is a wrapped line)
+            heading = len(text.split()) <= 8 and text[:1].isupper() and not re.search(r"[.!?,;]\s*$", text)
             if not (_ANNOUNCES.search(text) or heading):
                 continue
             context = _intro_context(rows, k, r.titles[pidx])
@@ -210,17 +215,19 @@ def pick_counted(r: Reader) -> tuple[int, list[PLine], float] | None:
                 continue
             share = (len(matched(words, ln.stems)) + 0.5 * len(matched(words, context) - matched(words, ln.stems))
                      ) / max(1, len(words)) if words else 1.0
-            if share >= 0.5:
+            named = bool(phrase) and matched(phrase, ln.stems | context) == set(phrase) and bool(
+                matched(phrase, ln.stems))
+            if share >= 0.5 or (named and share >= 0.3):
+                # the whole counted phrase where the list is printed identifies it; the rest of the question
+                # may only frame the ask ("... can the machine be set to")
                 scored.append((share, ln))
-    if not scored:
-        return None
-    top = max(s for s, _ in scored)
-    found = {}
-    for share, ln in scored:
-        if share == top and (run := _run_after(by_line, ln)) is not None:
-            found.setdefault(run[0], (ln, run[1]))
-    if len(found) != 1 or not all(s < top or _run_after(by_line, ln) for s, ln in scored):
-        return None  # no best intro with a closed list, or equally good intros that disagree
+    runs = [(share, ln, run) for share, ln in scored if (run := _run_after(by_line, ln)) is not None]
+    if not runs:
+        return None  # no list under any line that names the noun
+    top = max(share for share, _, _ in runs)
+    found = {run[0]: (ln, run[1]) for share, ln, run in runs if share == top}
+    if len(found) != 1 or -1 in found:
+        return None  # the best-fitting list is cut off, or equally fitting lists count differently
     count, (intro, lines) = next(iter(found.items()))
     return (count, [intro, *lines], top) if 2 <= count <= MAX_COUNTED else None
 
@@ -270,3 +277,12 @@ def pick_values(r: Reader) -> tuple[list[str], list[PLine], float] | None:
     if not all(re.fullmatch(r"\s*(?:,|,?\s+and|,?\s+respectively,?\s+and)\s*", j) for j in joins):
         return None  # values of separate statements, not one enumeration
     return [v.text for v in amounts], list(dict.fromkeys(s.lines)), cov
+
+
+def names_only_the_noun(r: Reader, lines: list[PLine]) -> bool:
+    """A count whose sentence names the counted noun and nothing else of a question that scopes it with two or more
+    other terms ("how many prompt examples are given in the appendix" read from "... a test set of 300 examples")."""
+    unit = stem(r.asked.unit) if r.asked.unit else ""
+    others = [w for w in r.terms.words if not matched([w], {unit})] if unit else []
+    said = set().union(*(ln.stems for ln in lines))
+    return bool(unit) and len(others) >= 2 and matched([unit], said) != set() and not matched(others, said)
