@@ -5,7 +5,9 @@ it, or a list under another unit than the one asked is not counted."""
 
 from __future__ import annotations
 
-from tasks.generate.lists import asked_values
+from tasks.generate.asked import asked_class
+from tasks.generate.lists import _stated_count, asked_values, pick_counted
+from tasks.generate.typed import Reader
 from tests.test_reader_examples import answer, passage, q
 
 OUTCOMES = ["UNIT 7: Designing Structures", "STUDENTS WILL ANSWER THESE LEARNING OUTCOMES:",
@@ -135,3 +137,14 @@ def test_rows_numbered_without_a_dot_under_a_heading_that_names_the_counted_phra
                  ["coffee quality levels", "quality", "levels", "coffee machine", "set"]),
                [passage("l", 38, LEVELS, start=1466, section="Beverages > Change recipes")])
     assert (a.answer_found, a.value) == (True, "4")
+
+
+def test_a_list_that_disagrees_with_the_number_its_intro_states_is_not_counted():
+    lines = ["3 System", "Our system is composed of five modules:", "1) a verifier that checks the claim,",
+             "2) a generator of questions, 3) an answering module, 4) a validator", "and 5) a reasoner.",
+             "4 Evaluation", "1. We test on two datasets."]
+    question = {"text": "How many modules does the system consist of?", "answer_shape": "amount",
+                "keywords_primary": ["modules", "system", "consist"]}
+    reader = Reader(question, [passage("m", 2, lines, start=90).model_dump()], asked_class(question))
+    assert _stated_count(lines[1], "modules") == 5
+    assert pick_counted(reader) is None  # items 3-5 share lines: the list reads as two items, not the five stated

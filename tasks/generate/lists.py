@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from tasks.generate import values as V
-from tasks.generate.normalise import normalise_value
+from tasks.generate.normalise import WORD_NUMBERS, normalise_value
 from tasks.generate.sentences import PLine, matched, stem
 from tasks.generate.typed import Reader
 
@@ -229,7 +229,19 @@ def pick_counted(r: Reader) -> tuple[int, list[PLine], float] | None:
     if len(found) != 1 or -1 in found:
         return None  # the best-fitting list is cut off, or equally fitting lists count differently
     count, (intro, lines) = next(iter(found.items()))
+    stated = _stated_count(intro.text, r.asked.unit)
+    if stated is not None and stated != count:
+        return None  # "composed of five modules:" over a list read as two: the list is not read right
     return (count, [intro, *lines], top) if 2 <= count <= MAX_COUNTED else None
+
+
+def _stated_count(text: str, unit: str) -> int | None:
+    """The number an intro line puts before the counted noun ("five principal modules:", "3 compulsory courses")."""
+    m = re.search(rf"(?i)\b(\d{{1,3}}|{'|'.join(WORD_NUMBERS)})\s+(?:[\w-]+\s+){{0,2}}?{re.escape(unit[:4])}", text)
+    if not m:
+        return None
+    word = m.group(1).lower()
+    return int(word) if word.isdigit() else WORD_NUMBERS[word]
 
 
 # "the two plants", "both": a number of things the question asks for ("page 3 in", "exactly three methods": no)
