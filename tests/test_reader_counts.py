@@ -148,3 +148,11 @@ def test_a_list_that_disagrees_with_the_number_its_intro_states_is_not_counted()
     reader = Reader(question, [passage("m", 2, lines, start=90).model_dump()], asked_class(question))
     assert _stated_count(lines[1], "modules") == 5
     assert pick_counted(reader) is None  # items 3-5 share lines: the list reads as two items, not the five stated
+
+
+def test_a_word_of_the_counted_phrase_that_no_heading_names_does_not_identify_the_list():
+    lines = ["Remote control", "The red light shows the remote is on.", "Remote buttons", "1 Power", "2 Volume",
+             "3 Channel", "Batteries:", "Use two AA batteries."]
+    a = answer(q("How many red remote buttons can the TV be set to?", "amount",
+                 ["red remote buttons", "buttons", "tv", "set"]), [passage("r", 4, lines, start=10)])
+    assert not a.answer_found

@@ -178,6 +178,12 @@ def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int
     return (count, lines) if count >= 2 else None
 
 
+def _heading(text: str) -> bool:
+    """A heading: short, capitalised, no sentence end ("water, a high level can cause" is a wrapped line)."""
+    text = text.strip()
+    return len(text.split()) <= 8 and text[:1].isupper() and not re.search(r"[.!?,;]\s*$", text)
+
+
 def _closes(text: str) -> bool:
     """A line that ends a numbered item's text: a heading ("1.12 Choosing apps", "NOTE", "Unit 7 tasks:")."""
     return bool(re.match(r"^\d{1,2}\.\d{1,2}(?:\.\d{1,2})*\s+[A-Z]", text) or re.search(r":\s*$", text)
@@ -206,20 +212,20 @@ def pick_counted(r: Reader) -> tuple[int, list[PLine], float] | None:
             text = ln.text.strip()
             if _item(text) or not matched([unit], ln.stems):
                 continue
-            # a heading: short, capitalised, no sentence end ("water, a high level can cause" is a wrapped line)
-            heading = len(text.split()) <= 8 and text[:1].isupper() and not re.search(r"[.!?,;]\s*$", text)
-            if not (_ANNOUNCES.search(text) or heading):
+            if not (_ANNOUNCES.search(text) or _heading(text)):
                 continue
             context = _intro_context(rows, k, r.titles[pidx])
             if any(n not in ln.stems | context for n in numbers):
                 continue
             share = (len(matched(words, ln.stems)) + 0.5 * len(matched(words, context) - matched(words, ln.stems))
                      ) / max(1, len(words)) if words else 1.0
-            named = bool(phrase) and matched(phrase, ln.stems | context) == set(phrase) and bool(
+            headings = set(r.titles[pidx]).union(*(x.stems for x in rows[max(0, k - 8):k] if _heading(x.text)))
+            named = bool(phrase) and matched(phrase, ln.stems | headings) == set(phrase) and bool(
                 matched(phrase, ln.stems))
             if share >= 0.5 or (named and share >= 0.3):
-                # the whole counted phrase where the list is printed identifies it; the rest of the question
-                # may only frame the ask ("... can the machine be set to")
+                # the whole counted phrase named by the list's heading and the headings above it identifies the
+                # list ("Quality levels" under "Coffee quality"; not "Buttons" under a sentence about a red
+                # light); the rest of the question may only frame the ask ("... can the machine be set to")
                 scored.append((share, ln))
     runs = [(share, ln, run) for share, ln in scored if (run := _run_after(by_line, ln)) is not None]
     if not runs:
