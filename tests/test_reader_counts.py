@@ -156,3 +156,13 @@ def test_a_word_of_the_counted_phrase_that_no_heading_names_does_not_identify_th
     a = answer(q("How many red remote buttons can the TV be set to?", "amount",
                  ["red remote buttons", "buttons", "tv", "set"]), [passage("r", 4, lines, start=10)])
     assert not a.answer_found
+
+
+def test_a_list_question_that_asks_for_names_is_not_answered_with_amounts():
+    p = passage("p", 3, ["The two plants of the company produced 5.3 and 5.2 million units in the year."])
+    a = answer(q("Where are the two plants of the company located?", "list", ["two plants", "plants", "company",
+                                                                            "located"]), [p])
+    assert not a.answer_found
+    a = answer(q("How many units did the two plants of the company produce?", "list",
+                 ["units", "two plants", "plants", "company", "produce"]), [p])
+    assert (a.answer_found, a.value) == (True, "5.3 million; 5.2 million")

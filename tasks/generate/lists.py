@@ -254,6 +254,8 @@ def _stated_count(text: str, unit: str) -> int | None:
 _HOW_MANY_ASKED = re.compile(r"(?i)\b(?:the\s+(two|three|four|five|[2-5])\s+(?!times\b|years\b)[a-z]+s\b|(both)\b)")
 _ASKED_PAIR = re.compile(r"(?i)\b((?:[a-z]+,\s+)*[a-z]+),?\s+and\s+([a-z]+)\b")
 _COUNT_WORDS = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5}
+_ASKS_AMOUNTS = re.compile(r"(?i)\b(?:how (?:much|many)|amounts?|values?|numbers?|rates?|percent\w*|scores?|growth|"
+                           r"prices?|costs?|shares?|totals?|sizes?|counts?|figures?|levels?)\b")
 
 
 def asked_values(text: str) -> int:
@@ -276,8 +278,8 @@ def pick_values(r: Reader) -> tuple[list[str], list[PLine], float] | None:
     that many amounts joined as one enumeration ("... the growth was 5.3% and 5.2%"): in order, as printed.
     None when the question does not say how many, or the sentence states more, fewer, or unjoined values."""
     want = asked_values(r.q_text)
-    if want < 2:
-        return None
+    if want < 2 or not _ASKS_AMOUNTS.search(r.q_text):
+        return None  # not said how many, or names asked for ("where are the two plants"): no amounts
     best = None
     for ss in r.sents:
         for s in ss:
@@ -294,7 +296,11 @@ def pick_values(r: Reader) -> tuple[list[str], list[PLine], float] | None:
     joins = [s.text[a.end:b.start] for a, b in zip(amounts, amounts[1:])]
     if not all(re.fullmatch(r"\s*(?:,|,?\s+and|,?\s+respectively,?\s+and)\s*", j) for j in joins):
         return None  # values of separate statements, not one enumeration
-    return [v.text for v in amounts], list(dict.fromkeys(s.lines)), cov
+    texts = [v.text for v in amounts]
+    if (m := re.fullmatch(r"([\d.,]+)(\s*\S.*)", texts[-1])) is not None:
+        # "5.3 and 5.2 million": the scale or unit printed once, after the last value, is every value's
+        texts = [t + m.group(2) if re.fullmatch(r"[\d.,]+", t) else t for t in texts]
+    return texts, list(dict.fromkeys(s.lines)), cov
 
 
 def names_only_the_noun(r: Reader, lines: list[PLine]) -> bool:
