@@ -166,3 +166,37 @@ def test_a_list_question_that_asks_for_names_is_not_answered_with_amounts():
     a = answer(q("How many units did the two plants of the company produce?", "list",
                  ["units", "two plants", "plants", "company", "produce"]), [p])
     assert (a.answer_found, a.value) == (True, "5.3 million; 5.2 million")
+
+
+def test_lettered_items_are_counted_and_sub_items_of_a_numbered_list_are_its_text():
+    lettered = ["Required documents", "The applicant must submit the following documents:", "a) a copy of the ID,",
+                "b) proof of address,", "c) two photos.", "Fees", "The fee is payable on submission."]
+    a = answer(q("How many documents must the applicant submit?", "amount", ["documents", "applicant", "submit"]),
+               [passage("d", 1, lettered, start=5)])
+    assert (a.answer_found, a.value) == (True, "3")
+    nested = ["The kit contains the following parts:", "1. Base unit", "a) stand", "b) cover", "2. Adaptor",
+              "3. Remote control", "3.1 Setting up the base unit"]
+    a = answer(q("How many parts are included in the kit?", "amount", ["parts", "kit"]),
+               [passage("k", 3, nested, start=40)])
+    assert (a.answer_found, a.value) == (True, "3")
+
+
+def test_a_note_inside_a_numbered_list_does_not_end_it():
+    lines = ["To clean the filter:", "1. Open the lid.", "2. Remove the filter.", "NOTE", "Do not use soap.",
+             "3. Rinse the filter.", "Drying the filter", "Let it dry for an hour."]
+    a = answer(q("How many steps are needed to clean the filter?", "amount", ["steps", "clean", "filter"]),
+               [passage("f", 7, lines, start=300)])
+    assert (a.answer_found, a.value) == (True, "3")
+    items = ["The set includes the following parts:", "1. Base unit.", "2. Cover.", "NOTE", "Keep the box.",
+             "3. Power cord.", "Assembly", "Put the cover on the base unit."]
+    a = answer(q("How many parts does the set include?", "amount", ["parts", "set", "include"]),
+               [passage("s", 7, items, start=300)])
+    assert (a.answer_found, a.value) == (True, "3")
+
+
+def test_a_list_whose_marks_stand_alone_above_their_text_is_open_until_it_visibly_ends():
+    lines = ["Location and function of parts", "1.", "Tactile dot", "There is a dot on the left unit.", "2.",
+             "Built-in antenna", "3.", "Headband"]
+    a = answer(q("How many parts of the headset are introduced?", "amount", ["parts", "headset", "introduced"]),
+               [passage("h", 10, lines, start=220, section="Location and function of parts")])
+    assert not a.answer_found  # item 3's text is the passage's last line: more items may follow

@@ -20,6 +20,8 @@ _STEP_LINE = re.compile(r"^\s*(?:step\s*)?(\d{1,2})(?:[.):]|\s)\s*(?=[A-Z\"“(]
 MAX_COUNTED = 40
 # an item of an enumeration: "3. Text", "(3) Text", "3) Text", a bare "3." over its text, or a bullet symbol
 _NUMBERED = re.compile(r"^\s*\(?(\d{1,2})(?:[.)](?:\s+\S|\s*$)|\s+(?=[A-Z\"“]))")
+_BARE_MARK = re.compile(r"\(?(?:\d{1,2}|[a-h])[.)]")  # an item's mark alone on its line, its text below
+_LETTERED = re.compile(r"^\s*\(?([a-h])[.)]\s+\S")
 _SYMBOL = re.compile(r"^\s*([•·▪◦●○■□➢►▶✓✔*–—-])\s+\S")
 # an intro that announces what follows: a line ending in ':', "the following ...", or a heading (no sentence end)
 _ANNOUNCES = re.compile(r"(?i):\s*$|\bthe following\b")
@@ -126,9 +128,12 @@ def pick_steps(r: Reader) -> tuple[int, list[PLine], float] | None:
 
 
 def _item(text: str) -> tuple[str, int | None] | None:
-    """('n', number) for a numbered item, ('•', None) for a bullet item (its symbol), else None."""
+    """('n', number) for a numbered item, ('a', letter's rank) for a lettered one ("b) ..." is 2), ('•', None) for a
+    bullet item (its symbol), else None."""
     if m := _NUMBERED.match(text):
         return "n", int(m.group(1))
+    if m := _LETTERED.match(text):
+        return "a", ord(m.group(1)) - ord("a") + 1
     if m := _SYMBOL.match(text):
         return m.group(1), None
     return None
@@ -151,7 +156,7 @@ def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int
     neither an item nor its continuation, or a numbering that restarts or jumps): a run cut off by the end of the
     passages may have more items."""
     doc, no = intro.passage.get("doc_id"), intro.line_no
-    kind, count, lines, gap = None, 0, [], 0
+    kind, count, lines, gap, last = None, 0, [], 0, ""
     while (ln := by_line.get((doc, no := no + 1))) is not None:
         text = ln.text.strip()
         item = _item(text)
@@ -161,21 +166,39 @@ def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int
                 if gap > 2:
                     return None
                 continue
-            if item[0] == "n" and item[1] != 1:
+            if item[1] not in (None, 1):
                 return None  # a numbering that starts elsewhere continues an earlier list
-            kind, count, lines = item[0], 1, [ln]
+            kind, count, lines, last = item[0], 1, [ln], text
             continue
-        if item is not None and item[0] == kind and (kind != "n" or item[1] == count + 1):
-            count, lines = count + 1, lines + [ln]
+        ordinal = kind in ("n", "a")
+        if item is not None and item[0] == kind and (not ordinal or item[1] == count + 1):
+            count, lines, last = count + 1, lines + [ln], text
             continue
-        if kind == "n" and item is not None and item[0] == "n":
+        if ordinal and item is not None and item[0] == kind:
             break  # the numbering restarts (the next list) or jumps
-        if item is not None or (kind == "n" and not _closes(text)) or re.match(r"^(?:[a-z(]|§|o\s)", text):
+        # after an item's text that ends a sentence, a heading line ends the list ("c) two photos." then "Fees")
+        ended = bool(re.search(r"[.!?;]\s*$", last)) and not _BARE_MARK.fullmatch(last) and _heading(text)
+        if item is not None or (ordinal and not _closes(text) and not ended) or re.match(r"^(?:[a-z(]|§|o\s)", text):
+            last = text
             continue  # the text of the current item, or its sub-items
+        if ordinal and _resumes(by_line, doc, no, kind, count + 1):
+            last = text
+            continue  # a note inside the list ("NOTE", "Caution"): the numbering goes on after it
         break  # a heading, a paragraph, the next intro
     else:
         return -1, lines  # the passages end inside the run: it may have more items
     return (count, lines) if count >= 2 else None
+
+
+def _resumes(by_line: dict[tuple[str, int], PLine], doc: str, no: int, kind: str, want: int, look: int = 6) -> bool:
+    """Whether item ``want`` of the list follows within ``look`` lines after line ``no``."""
+    for i in range(no + 1, no + 1 + look):
+        ln = by_line.get((doc, i))
+        if ln is None:
+            return False
+        if _item(ln.text.strip()) == (kind, want):
+            return True
+    return False
 
 
 def _heading(text: str) -> bool:
