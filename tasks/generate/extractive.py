@@ -7,10 +7,11 @@ class from the sentence that covers the question's terms best, expanded to the p
 answer is ``answer_found = False`` with the best passage's sentence as evidence and a caveat saying why, and a
 confidence that says how close that passage came. It also abstains where it cannot support a value it found: a
 question that selects by rank when the value's text states no ranking, a number whose passage names none of the
-years or codes the question scopes it to, one side of a comparison, an identifier without digits. Lists and counted
-steps are read by ``lists.py``. A single typed value tied to the question's terms is complete (the sequential loop
-stops there); a list or a comparison is never complete from a single passage; a multi-part question is never
-complete from one extracted value. Deterministic; named as what it is (not an LLM).
+years or codes the question scopes it to, one side of a comparison, an identifier without digits. Lists, counted
+steps and counts read from a list of the counted noun are read by ``lists.py``. A single typed value tied to the
+question's terms is complete (the sequential loop stops there); a list or a comparison is never complete from a
+single passage; a multi-part question is never complete from one extracted value. Deterministic; named as what it
+is (not an LLM).
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """Lists as the extractive reader reads them: the items printed under the line that best covers the question
-(bullets, one item a line, or an in-line enumeration), gathered across passages; and the count of the numbered steps
-printed under the line that names the asked task ("To replace the grille:" then "1. ...", "2. ...", "3. ...").
+(bullets, one item a line, or an in-line enumeration), gathered across passages; the count of the numbered steps
+printed under the line that names the asked task ("To replace the grille:" then "1. ...", "2. ...", "3. ...");
+the count of any other noun read from the list printed under a line that names it, where the list visibly ends in
+the passages given ("... THESE LEARNING OUTCOMES:" then one bullet an outcome); and the values a list question
+says it asks for ("the first and second quarters") from the one sentence that states that many.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ _NUMBERED = re.compile(r"^\s*\(?(\d{1,2})(?:[.)](?:\s+\S|\s*$)|\s+(?=[A-Z\"“])
 _BARE_MARK = re.compile(r"\(?(?:\d{1,2}|[a-h])[.)]")  # an item's mark alone on its line, its text below
 _LETTERED = re.compile(r"^\s*\(?([a-h])[.)]\s+\S")
 _SYMBOL = re.compile(r"^\s*([•·▪◦●○■□➢►▶✓✔*–—-])\s+\S")
-# an intro that announces what follows: a line ending in ':', "the following ...", or a heading (no sentence end)
+# an intro that announces what follows: a line ending in ':', or "the following ..." (or a heading: _heading)
 _ANNOUNCES = re.compile(r"(?i):\s*$|\bthe following\b")
 
 
