@@ -200,3 +200,11 @@ def test_a_list_whose_marks_stand_alone_above_their_text_is_open_until_it_visibl
     a = answer(q("How many parts of the headset are introduced?", "amount", ["parts", "headset", "introduced"]),
                [passage("h", 10, lines, start=220, section="Location and function of parts")])
     assert not a.answer_found  # item 3's text is the passage's last line: more items may follow
+
+
+def test_two_counted_nouns_are_not_answered_with_one_list():
+    lines = ["Strengths and weaknesses:", "• Clear goals", "• Strong team", "• Few funds", "Next steps",
+             "We will report in May."]
+    a = answer(q("How many strengths and weaknesses are mentioned?", "amount",
+                 ["strengths", "weaknesses", "mentioned"]), [passage("s", 2, lines, start=10)])
+    assert not a.answer_found

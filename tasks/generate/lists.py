@@ -224,8 +224,9 @@ def pick_counted(r: Reader) -> tuple[int, list[PLine], float] | None:
     the enumeration must visibly end (see ``_run_after``). None when no such list is found, or when two intros
     fit equally well and count differently."""
     unit = stem(r.asked.unit) if r.asked.unit else ""
-    if not unit:
-        return None
+    if not unit or re.search(rf"(?i)\bhow many\s+[\w-]+\s+(?:and|or)\s+(?:[\w-]+\s+)?{re.escape(r.asked.unit)}\b",
+                                r.q_text):
+        return None  # "how many strengths and weaknesses": two counts asked, one list would answer one of them
     words = [w for w in r.terms.words if not matched([w], {unit}) and w != unit]
     # the counted noun with the words the question puts before it ("how many coffee quality levels")
     m = re.search(rf"(?i)\bhow many\s+((?:[\w-]+\s+){{0,3}}?){re.escape(r.asked.unit)}\b", r.q_text)
