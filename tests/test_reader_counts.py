@@ -208,3 +208,10 @@ def test_two_counted_nouns_are_not_answered_with_one_list():
     a = answer(q("How many strengths and weaknesses are mentioned?", "amount",
                  ["strengths", "weaknesses", "mentioned"]), [passage("s", 2, lines, start=10)])
     assert not a.answer_found
+
+
+def test_a_count_of_a_unit_of_measure_is_not_read_from_a_list():
+    lines = ["Grams of coffee:", "• Use fresh beans", "• Grind just before brewing", "Cleaning", "Rinse daily."]
+    a = answer(q("How many grams of coffee does the filter take?", "amount", ["grams", "coffee", "filter"]),
+               [passage("g", 2, lines, start=10)])
+    assert not a.answer_found

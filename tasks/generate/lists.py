@@ -21,6 +21,12 @@ MAX_LIST_ITEMS = 20
 STEP_NOUNS = ("step", "stage", "phase")
 _STEP_LINE = re.compile(r"^\s*(?:step\s*)?(\d{1,2})(?:[.):]|\s)\s*(?=[A-Z\"“(])", re.I)
 MAX_COUNTED = 40
+# units of measure: a count of them is a quantity stated, never the length of a list
+_MEASURE = re.compile(r"(?i)(?:square\s+|cubic\s+)?(?:grams?|kilograms?|kgs?|g|mg|pounds?|lbs?|ounces?|oz|tons?|"
+                      r"tonnes?|miles?|kilomet(?:er|re)s?|km|met(?:er|re)s?|m|cm|mm|inch(?:es)?|feet|foot|yards?|"
+                      r"lit(?:er|re)s?|ml|l|gallons?|dollars?|euros?|cents?|rupees?|yen|pence|percent|percentage|"
+                      r"points?|degrees?|calories?|kcal|bytes?|[kmgt]b|watts?|volts?|amps?|seconds?|minutes?|hours?|"
+                      r"days?|nights?|weeks?|months?|years?|decades?|centuries|times)")
 # an item of an enumeration: "3. Text", "(3) Text", "3) Text", a bare "3." over its text, or a bullet symbol
 _NUMBERED = re.compile(r"^\s*\(?(\d{1,2})(?:[.)](?:\s+\S|\s*$)|\s+(?=[A-Z\"“]))")
 _BARE_MARK = re.compile(r"\(?(?:\d{1,2}|[a-h])[.)]")  # an item's mark alone on its line, its text below
@@ -224,6 +230,8 @@ def pick_counted(r: Reader) -> tuple[int, list[PLine], float] | None:
     the enumeration must visibly end (see ``_run_after``). None when no such list is found, or when two intros
     fit equally well and count differently."""
     unit = stem(r.asked.unit) if r.asked.unit else ""
+    if _MEASURE.fullmatch(r.asked.unit or ""):
+        return None  # "how many grams", "how many miles": a quantity, not things a list enumerates
     if not unit or re.search(rf"(?i)\bhow many\s+[\w-]+\s+(?:and|or)\s+(?:[\w-]+\s+)?{re.escape(r.asked.unit)}\b",
                                 r.q_text):
         return None  # "how many strengths and weaknesses": two counts asked, one list would answer one of them
