@@ -7,10 +7,11 @@ class from the sentence that covers the question's terms best, expanded to the p
 answer is ``answer_found = False`` with the best passage's sentence as evidence and a caveat saying why, and a
 confidence that says how close that passage came. It also abstains where it cannot support a value it found: a
 question that selects by rank when the value's text states no ranking, a number whose passage names none of the
-years or codes the question scopes it to, one side of a comparison, an identifier without digits. Lists and counted
-steps are read by ``lists.py``. A single typed value tied to the question's terms is complete (the sequential loop
-stops there); a list or a comparison is never complete from a single passage; a multi-part question is never
-complete from one extracted value. Deterministic; named as what it is (not an LLM).
+years or codes the question scopes it to, one side of a comparison, an identifier without digits. Lists, counted
+steps and counts read from a list of the counted noun are read by ``lists.py``. A single typed value tied to the
+question's terms is complete (the sequential loop stops there); a list or a comparison is never complete from a
+single passage; a multi-part question is never complete from one extracted value. Deterministic; named as what it
+is (not an LLM).
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ from tasks.generate.asked import (
     reader_cannot_state,
     states_ranking,
 )
-from tasks.generate.lists import NAME_COVERAGE, STEP_NOUNS, pick_list, pick_steps
+from tasks.generate.lists import (
+    NAME_COVERAGE,
+    STEP_NOUNS,
+    names_only_the_noun,
+    pick_counted,
+    pick_list,
+    pick_steps,
+    pick_values,
+)
 from tasks.generate.names import (
     COMPLETE_COVERAGE,
     COMPLETE_WORDS,
@@ -44,7 +53,6 @@ from tasks.generate.ranked import pick_consequence, pick_order, pick_ordinal, pi
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
-
 
 
 def _found(p: Pick | None) -> bool:
@@ -235,6 +243,11 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if asked.cls == "list":
         items, lines, cov, strength = pick_list(r)
         found = len(items) >= 2 and strength >= 2 and cov >= NAME_COVERAGE
+        if not found and (values := pick_values(r)):
+            # the question says how many values it asks, and one sentence states that many, joined
+            items, lines, cov = values
+            return _answer("; ".join(items), lines, True, cov >= COMPLETE_COVERAGE and not single, cov,
+                           [f"the {len(items)} values stated together in one sentence"])
         if not found:
             return abstain(r, f"no list of items stated near {_near(r)}")
         if single:
@@ -276,6 +289,14 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     else:
         picks = [p for p in pick_text(r) if p.coverage >= COMPLETE_COVERAGE and p.strength >= 2]
     best = _best(picks)
+    if asked.cls == "count" and _found(best) and names_only_the_noun(r, best.lines):
+        return abstain(r, f"the sentence that states {best.value!r} names only the counted noun of the question "
+                          f"({asked.unit!r}), none of what scopes it")
+    if asked.cls == "count" and not _found(best) and (counted := pick_counted(r)):
+        # no number stated for the asked noun, but a list of it printed under a line that names it: its items
+        count, lines, cov = counted
+        return _answer(str(count), lines, True, cov >= COMPLETE_COVERAGE and not asked.multi_part, cov,
+                       [f"counted the {count} items listed under {lines[0].text.strip()!r}"])
     if not _found(best) and (sole := _sole_deadline(picks)) is not None:
         # the only time limit stated in the passages the arbiter kept, where the question asks for one: shown,
         # never complete (its sentence does not name the question's terms)
