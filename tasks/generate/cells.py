@@ -1,0 +1,248 @@
+"""Table cells: the value at the row and the column a question names, in a table printed as text lines.
+
+A PDF table comes out as a row per line, a label then its cells ("Research and development $ 6,797 $ 5,717
+$ 19,490 $ 16,142"), under header lines that carry the columns' periods and years ("Three Months Ended Nine Months
+Ended", then "June 25, 2022", "June 26, 2021", ...). A value is read from such a row only when both its row and its
+column are identified without doubt:
+
+- the row: its label (with the label-only line heading its block, "AWS" over "Operating income") names more of the
+  question's terms than any other row of the passages, and at least half of the label's own words are question
+  terms; an acronym of the question ("R&D") names the label it abbreviates ("Research and development");
+- the column: the header gives every cell a year (as many years as cells), and a period when it groups the cells
+  ("Three Months Ended" / "Nine Months Ended" over four cells: two each); the question names one year and, where the
+  table groups its cells, one period ("Q3 FY2022": three months, 2022); exactly one cell has both. A fiscal year is
+  named after the calendar year it ends in, so "FY2023" also reads the column of 2022 when no column is of 2023.
+
+Otherwise there is no cell, and the reader's other picks decide (``typed.pick_numeric``); when the row is clear and
+only the column is not, a value picked from that very row is one column of several, which ``ambiguous_row`` tells.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem
+from tasks.generate.typed import Pick, Reader
+
+# a cell: an amount as tables print it, "$ 6,797", "(1,016)", "56.8 %", "(21)%", or a dash for an empty cell
+_CELL = r"(?:\$\s?)?\(?-?\d[\d,]*(?:\.\d+)?\)?\s?%?|[—–-]"
+_ROW = re.compile(rf"^(?P<label>[A-Za-z][^$\d]*?)\s+(?P<cells>(?:{_CELL})(?:\s+(?:{_CELL}))+)\s*$")
+_CELL_RE = re.compile(_CELL)
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_GROUP = re.compile(r"(?i)\b(three|six|nine|twelve|3|6|9|12)\s+months?\s+ended|\b(quarter|year)\s+ended")
+_GROUP_MONTHS = {"three": 3, "3": 3, "six": 6, "6": 6, "nine": 9, "9": 9, "twelve": 12, "12": 12, "quarter": 3,
+                 "year": 12}
+# the words a header line is made of: periods, dates, units, change columns
+_HEADER_WORDS = re.compile(
+    r"(?i)\b(?:three|six|nine|twelve|months?|weeks?|ended|ending|quarters?|years?|fiscal|as|of|at|and|change|percent|"
+    r"percentage|"
+    r"in|millions?|billions?|thousands?|dollars|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
+    r"july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|q[1-4]|unaudited)\b")
+_SCALE = re.compile(r"(?i)\bin (millions|billions|thousands)\b")
+MAX_WALK = 60  # lines a row's header is looked for above it
+MIN_TERMS = 2  # question terms a row must name: one alone ("balance", "end") is as often framing as the metric
+LABEL_WORDS = 8  # a label-only line this short heads the rows under it ("AWS", "Operating income (loss):")
+
+# the period a question names: (months or "ytd", two- or four-digit year, fiscal)
+_Q_PERIODS = [
+    (re.compile(r"(?i)\bQ([1-4])\s*(FY)?\s*'?(\d{4}|\d{2})\b"), lambda m: (3, m.group(3), bool(m.group(2)))),
+    (re.compile(r"(?i)\b([1-4])Q\s*(FY)?\s*'?(\d{4}|\d{2})\b"), lambda m: (3, m.group(3), bool(m.group(2)))),
+    (re.compile(r"(?i)\bFY\s*'?(\d{4}|\d{2})\s*Q([1-4])\b"), lambda m: (3, m.group(1), True)),
+    (re.compile(r"(?i)\b(H1|6M|9M|YTD)\s*(FY)?\s*'?(\d{4}|\d{2})\b"),
+     lambda m: (_PART[m.group(1).upper()], m.group(3), bool(m.group(2)))),
+    (re.compile(r"(?i)\bFY\s*'?(\d{4}|\d{2})\s*(H1|6M|9M|YTD)\b"),
+     lambda m: (_PART[m.group(2).upper()], m.group(1), True)),
+]
+_PART = {"H1": 6, "6M": 6, "9M": 9, "YTD": "ytd"}
+# a question that defines its quantity by a formula or asks one quantity relative to another computes it from
+# several cells: any one cell is an operand, never the answer
+_FORMULA = re.compile(r"(?i)\bdefined? as\b|\bdefinition\b|=|\b(?:treat|treating|taking|take|using|use)\b.{1,80}"
+                      r"\bas\b|\bas an? (?:share|percentage|percent|%|ratio|fraction|proportion|multiple) of\b|% of\b|"
+                      r"\b(?:divided by|minus|plus|less|excluding|net of|ratio|per cent of|compute|calculate)\b")
+
+
+@dataclass
+class Row:
+    line: PLine
+    label: str
+    cells: list[str]
+    context: str  # the label-only line heading the row's block
+    years: list[str]  # the column years, one per cell
+    months: list[int | None]  # the column periods, one per cell (None: the header does not group the cells)
+    scale: str
+
+
+def parse_row(text: str) -> tuple[str, list[str]] | None:
+    """``(label, cells)`` of a table row: a label then two or more cells and nothing else."""
+    m = _ROW.match(text.strip())
+    if not m:
+        return None
+    cells = [c.replace(" ", "") for c in _CELL_RE.findall(m.group("cells"))]
+    return (m.group("label").strip(), cells) if len(cells) >= 2 else None
+
+
+def is_header(text: str) -> bool:
+    """A header line: only periods, dates, years, units and '$'/'%' ("Three Months Ended", "June 25,", "2022")."""
+    rest = _HEADER_WORDS.sub(" ", text)
+    rest = re.sub(r"[\d,.$%()/:\-–—|]", " ", rest)
+    return bool(text.strip()) and not rest.split()
+
+
+def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], str, str] | None:
+    """Years and period groups of the header above row ``k``, the label heading the row's block, the scale."""
+    context = ""
+    i = k - 1
+    while i >= 0 and k - i <= MAX_WALK and not is_header(rows[i].text):
+        text = rows[i].text.strip()
+        if parse_row(text) is None:
+            if re.search(r"\d", text) or len(text.split()) > LABEL_WORDS:
+                return None  # prose between the row and any header: not this row's header
+            context = context or text
+        i -= 1
+    block: list[str] = []
+    while i >= 0 and is_header(rows[i].text):
+        block.insert(0, rows[i].text)
+        i -= 1
+    if not block:
+        return None
+    head = " ".join(block)
+    # the columns in header order: a year each, or a change column ("$ Change", "% Change") with no year
+    years = re.findall(r"(?i)\b(?:19|20)\d{2}\b|\bchange\b", head)
+    groups = [_GROUP_MONTHS[(g.group(1) or g.group(2)).lower()] for g in _GROUP.finditer(head)]
+    above = " ".join(ln.text for ln in rows[max(0, i - 3): k])
+    scale = _SCALE.search(above)
+    return years, groups, context, (scale.group(1).lower().rstrip("s") if scale else "")
+
+
+def table_rows(r: Reader) -> list[Row]:
+    out = []
+    for rows in r.by_passage:
+        for k, ln in enumerate(rows):
+            parsed = parse_row(ln.text)
+            if parsed is None or r.is_reference_list(ln):
+                continue
+            head = _header(rows, k)
+            if head is None:
+                continue
+            years, groups, context, scale = head
+            cells = parsed[1]
+            if len(years) != len(cells) or not years[0].isdigit():
+                continue  # the columns cannot be told from the header (a change column printed first: out of order)
+            per = len(cells) // len(groups) if groups and len(cells) % len(groups) == 0 else 0
+            months = [groups[j // per] if per else None for j in range(len(cells))]
+            out.append(Row(ln, parsed[0], cells, context, years, months, scale))
+    return out
+
+
+def question_period(text: str) -> tuple[int | str | None, int, bool] | None:
+    """(months or 'ytd' or None, year, fiscal) of the one period the question names; None: none or several."""
+    found = set()
+    for pat, read in _Q_PERIODS:
+        for m in pat.finditer(text):
+            months, year, fiscal = read(m)
+            found.add((months, int(year) % 100 + 2000 if len(year) == 2 else int(year), fiscal))
+    if not found:
+        years = {int(y) for y in _YEAR.findall(text)}
+        fy = re.findall(r"(?i)\bFY\s*'?(\d{4}|\d{2})\b", text)
+        years |= {int(y) % 100 + 2000 if len(y) == 2 else int(y) for y in fy}
+        if len(years) != 1:
+            return None
+        low = text.lower()
+        months = (3 if re.search(r"\b(?:three months|quarter)\b|\bq[1-4]|\b[1-4]q\b", low) else
+                  6 if re.search(r"\b(?:six months|first half)\b", low) else
+                  9 if re.search(r"\bnine months\b", low) else
+                  "ytd" if re.search(r"\b(?:ytd|year[- ]to[- ]date)\b", low) else None)
+        found.add((months, years.pop(), bool(fy) or "fiscal" in low))
+    return found.pop() if len(found) == 1 else None
+
+
+def _acronyms(text: str) -> set[str]:
+    return {re.sub(r"[&/-]", "", t) for t in re.findall(r"\b[A-Z][A-Za-z]*(?:[&/-]?[A-Z])+\b", text)
+            if sum(ch.isupper() for ch in t) >= 2}
+
+
+def _initials(label: str) -> str:
+    words = [w for w in re.findall(r"[A-Za-z]+", label) if w.lower() not in STOPWORDS]
+    return "".join(w if w.isupper() and len(w) <= 4 else w[0].upper() for w in words)
+
+
+def row_score(r: Reader, row: Row) -> tuple[int, float]:
+    """(question terms the label names, share of the label's words that are question terms); an acronym of the
+    question that the label's initials spell names the whole label."""
+    words = [stem(t) for t in TOKEN_RE.findall(row.label.lower()) if t not in STOPWORDS]
+    if not words:
+        return 0, 0.0
+    terms = list(dict.fromkeys(r.terms.words + r.terms.secondary))
+    if _initials(row.label) in _acronyms(r.q_text):
+        return len(words), 1.0
+    own = matched(words, set(terms))
+    ctx = {stem(t) for t in TOKEN_RE.findall(row.context.lower()) if t not in STOPWORDS}
+    named = matched(terms, set(words) | ctx)  # the question's terms the label and its block's heading name
+    extra = 1 if row.context and _initials(row.context) in _acronyms(r.q_text) else 0
+    return len(named) + extra, len(own) / len(words)
+
+
+def the_row(r: Reader, rows: list[Row]) -> list[Row]:
+    """The rows that name the question's subject best, when they are one subject (one label); else none."""
+    scored = [(row_score(r, row), row) for row in rows]
+    scored = [(s, row) for s, row in scored if s[0] >= MIN_TERMS and s[1] >= 0.5]
+    if not scored:
+        return []
+    top = max(s for s, _ in scored)
+    best = [row for s, row in scored if s == top]
+    return best if len({(row.label.lower(), row.context.lower()) for row in best}) == 1 else []
+
+
+def _column(row: Row, period: tuple[int | str | None, int, bool]) -> int | None:
+    months, year, fiscal = period
+    cols = list(range(len(row.cells)))
+    if any(m is not None for m in row.months):
+        if months == "ytd":
+            longer = [m for m in row.months if m is not None and 3 < m < 12]
+            months = max(longer) if longer else None
+        if months is None:
+            return None
+        cols = [j for j in cols if row.months[j] == months]
+    for y in ([year, year - 1] if fiscal else [year]):
+        hit = [j for j in cols if row.years[j].isdigit() and int(row.years[j]) == y]
+        if hit:
+            return hit[0] if len(hit) == 1 else None
+    return None
+
+
+def _fits(cls: str, cell: str) -> bool:
+    if cell in "—–-":
+        return False
+    if cls == "percentage":
+        return cell.endswith("%")
+    return not cell.endswith("%") and cls in ("money", "number", "count")
+
+
+def _value(row: Row, cell: str) -> str:
+    negative = cell.startswith("(") or cell.startswith("-")
+    number = cell.strip("$()-%")
+    if cell.endswith("%"):
+        return f"{'-' if negative else ''}{number}%"
+    dollar = "$" if "$" in cell or "$" in row.line.text else ""
+    return f"{'-' if negative else ''}{dollar}{number}{' ' + row.scale if row.scale else ''}"
+
+
+def pick_cell(r: Reader) -> Pick | None:
+    """The value at the row and column the question names, when both are identified without doubt."""
+    period = question_period(r.q_text)
+    if period is None or _FORMULA.search(r.q_text):
+        return None
+    best = the_row(r, table_rows(r))
+    values = {}
+    for row in best:
+        j = _column(row, period)
+        if j is None or not _fits(r.asked.cls, row.cells[j]):
+            return None
+        values.setdefault(_value(row, row.cells[j]), row)
+    if len(values) != 1:
+        return None
+    value, row = next(iter(values.items()))
+    score, _ = row_score(r, row)
+    return Pick(value, [row.line], 10.0, 1.0, max(2, score), "cell", 0.8,
+                [f"the cell of {row.label!r} under the column of {period[1]}"])

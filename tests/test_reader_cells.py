@@ -1,0 +1,71 @@
+"""Table cells (issue #15): the value at the row and the column a question names in a table printed as text lines,
+answered only when both are identified without doubt; on hand-made passages."""
+
+from __future__ import annotations
+
+import pytest
+
+from tasks.generate.cells import is_header, parse_row, question_period
+from tests.test_reader_examples import answer, passage, q
+
+COSTS = ["Operating costs for the periods were as follows (dollars in millions):",
+         "Three Months Ended Nine Months Ended", "March 30,", "2024", "March 31,", "2023", "March 30,", "2024",
+         "March 31,", "2023",
+         "Research and development $ 1,210 $ 1,105 $ 3,480 $ 3,020",
+         "Percentage of total revenue 9 % 8 % 9 % 8 %",
+         "Sales and marketing $ 950 $ 990 $ 2,700 $ 2,810",
+         "Total operating costs $ 2,160 $ 2,095 $ 6,180 $ 5,830"]
+
+
+@pytest.mark.parametrize("text,primary,value", [
+    ("What was the R&D expense for Q3 FY2024, in USD millions?", ["R&D expense", "Q3 FY2024"], "$1,210 million"),
+    ("How much was spent on research and development in the nine months of 2023?",
+     ["research and development", "nine months", "2023"], "$3,020 million"),
+    ("What were sales and marketing costs for 3Q23?", ["sales and marketing", "costs", "3Q23"], "$990 million"),
+    # a fiscal year is named after the year it ends in: FY2025's quarter may end in 2024
+    ("What was the sales and marketing expense in FY2025 Q3?", ["sales and marketing", "FY2025 Q3"], "$950 million"),
+])
+def test_the_cell_at_the_named_row_and_column(text, primary, value):
+    a = answer(q(text, "amount", primary), [passage("p1", 4, COSTS)])
+    assert (a.answer_found, a.value) == (True, value)
+
+
+@pytest.mark.parametrize("text,primary", [
+    # no period named: four columns, none of them asked
+    ("What was the research and development expense?", ["research and development", "expense"]),
+    # a year no column carries
+    ("What was the R&D expense for Q3 2021?", ["R&D expense", "Q3 2021"]),
+    # a quantity defined by a formula over several cells: one cell is an operand
+    ("R&D intensity is defined as R&D / revenue. What was the R&D intensity in Q3 2024?", ["R&D intensity", "Q3 2024"]),
+])
+def test_no_cell_without_a_sure_row_and_column(text, primary):
+    a = answer(q(text, "amount", primary), [passage("p1", 4, COSTS)])
+    assert a.value not in {"$1,210 million", "$1,105 million", "$3,480 million", "$3,020 million"}
+
+
+def test_a_row_under_a_block_heading_takes_the_heading_as_its_label():
+    lines = ["Three Months Ended", "2024 2023", "(in millions)", "Cloud", "Net sales $ 500 $ 400",
+             "Operating income $ 120 $ 90", "Devices", "Net sales $ 300 $ 350", "Operating income $ 20 $ 35"]
+    a = answer(q("What was the Cloud segment operating income in Q1 2024?", "amount",
+                 ["cloud", "segment", "operating income", "Q1 2024"]), [passage("p1", 7, lines)])
+    assert (a.answer_found, a.value) == (True, "$120 million")
+
+
+def test_change_columns_printed_before_the_years_leave_the_columns_unknown():
+    lines = ["(In millions, except percentages)", "Three Months Ended", "September 30,", "Percentage", "Change",
+             "2024 2023", "Research and development $ 700 $ 600 17%"]
+    a = answer(q("What was the research and development expense in Q1 2024?", "amount",
+                 ["research and development", "expense", "Q1 2024"]), [passage("p1", 3, lines)])
+    assert a.value != "$600 million"
+
+
+def test_rows_headers_and_periods_parse():
+    assert parse_row("Operating income (loss) $ (911) $ (2,466) $ 703 $ (5,518)") == (
+        "Operating income (loss)", ["$(911)", "$(2,466)", "$703", "$(5,518)"])
+    assert parse_row("The revenue grew by 5 percent in 2023") is None
+    assert is_header("June 25,") and is_header("Three Months Ended Nine Months Ended") and is_header("($ in millions)")
+    assert not is_header("Research and development $ 6,797")
+    assert question_period("What was it in Q32023?") == (3, 2023, False)
+    assert question_period("for FY23Q1") == (3, 2023, True)
+    assert question_period("for H1 FY23") == (6, 2023, True)
+    assert question_period("from 2022 to 2023") is None
