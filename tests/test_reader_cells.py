@@ -69,3 +69,31 @@ def test_rows_headers_and_periods_parse():
     assert question_period("for FY23Q1") == (3, 2023, True)
     assert question_period("for H1 FY23") == (6, 2023, True)
     assert question_period("from 2022 to 2023") is None
+
+
+SEGMENTS = ["Q2 2024 Q2 2023 YTD 2024 YTD 2023", "(In Millions) Amount", "% of Net", "Revenue Amount", "% of Net",
+            "Revenue Amount", "% of Net", "Revenue Amount", "% of Net", "Revenue",
+            "Net revenue $ 9,000 100.0 % $ 8,000 100.0 % $ 17,500 100.0 % $ 16,000 100.0 %",
+            "Gross margin 4,050 45.0 % 3,200 40.0 % 7,700 44.0 % 6,400 40.0 %"]
+
+
+@pytest.mark.parametrize("text,primary,shape,value", [
+    ("What was the gross margin in Q2 2024, in USD millions?", ["gross margin", "Q2 2024"], "amount", "4,050 million"),
+    ("What was the gross margin percentage in YTD 2023?", ["gross margin", "percentage", "YTD 2023"], "amount", "40.0%"),
+])
+def test_columns_named_by_period_may_span_an_amount_and_its_share(text, primary, shape, value):
+    a = answer(q(text, shape, primary), [passage("p1", 30, SEGMENTS)])
+    assert (a.answer_found, a.value) == (True, value)
+
+
+def test_a_subject_the_question_names_that_labels_another_row_is_not_the_total():
+    other = passage("p2", 11, ["Client Computing 5,000 4,100 9,800 8,000", "Mobileye 530 450 1,442 1,304"])
+    a = answer(q("What was Mobileye's net revenue in Q2 2024?", "amount", ["Mobileye", "net revenue", "Q2 2024"]),
+               [passage("p1", 30, SEGMENTS), other])
+    assert a.value != "$9,000 million"
+
+
+def test_a_quantity_the_question_defines_by_a_formula_is_computed_not_read():
+    a = answer(q("Gross margin rate is defined as gross margin / net revenue. What was it in Q2 2024?", "amount",
+                 ["gross margin rate", "Q2 2024"]), [passage("p1", 30, SEGMENTS)])
+    assert not a.answer_found and "formula" in a.caveats[0]

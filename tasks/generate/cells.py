@@ -36,7 +36,7 @@ _GROUP_MONTHS = {"three": 3, "3": 3, "six": 6, "6": 6, "nine": 9, "9": 9, "twelv
 # the words a header line is made of: periods, dates, units, change columns
 _HEADER_WORDS = re.compile(
     r"(?i)\b(?:three|six|nine|twelve|months?|weeks?|ended|ending|quarters?|years?|fiscal|as|of|at|and|change|percent|"
-    r"percentage|"
+    r"percentage|except|per|share|amounts|data|unaudited|ytd|"
     r"in|millions?|billions?|thousands?|dollars|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
     r"july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|q[1-4]|unaudited)\b")
 _SCALE = re.compile(r"(?i)\bin (millions|billions|thousands)\b")
@@ -55,10 +55,11 @@ _Q_PERIODS = [
      lambda m: (_PART[m.group(2).upper()], m.group(1), True)),
 ]
 _PART = {"H1": 6, "6M": 6, "9M": 9, "YTD": "ytd"}
+_DEFINED = re.compile(r"(?i)\bdefined as\b|\bdefine \w+(?: \w+)? as\b|\s=\s")
+_NAMED_COLUMN = re.compile(r"(?i)\b(Q[1-4]|YTD|H1|6M|9M)\s*((?:19|20)\d{2})\b")
 # a question that defines its quantity by a formula or asks one quantity relative to another computes it from
 # several cells: any one cell is an operand, never the answer
-_FORMULA = re.compile(r"(?i)\bdefined? as\b|\bdefinition\b|=|\b(?:treat|treating|taking|take|using|use)\b.{1,80}"
-                      r"\bas\b|\bas an? (?:share|percentage|percent|%|ratio|fraction|proportion|multiple) of\b|% of\b|"
+_FORMULA = re.compile(r"(?i)\bdefined? as\b|\bdefinition\b|=|\bas an? (?:share|percentage|percent|%|ratio|fraction|proportion|multiple) of\b|% of\b|"
                       r"\b(?:divided by|minus|plus|less|excluding|net of|ratio|per cent of|compute|calculate)\b")
 
 
@@ -69,8 +70,9 @@ class Row:
     cells: list[str]
     context: str  # the label-only line heading the row's block
     years: list[str]  # the column years, one per cell
-    months: list[int | None]  # the column periods, one per cell (None: the header does not group the cells)
+    months: list[int | str | None]  # the column periods, one per cell (None: the header does not group the cells)
     scale: str
+    span: int = 1  # cells under one column of the header ("Amount" and "% of Net Revenue": 2)
 
 
 def parse_row(text: str) -> tuple[str, list[str]] | None:
@@ -89,8 +91,9 @@ def is_header(text: str) -> bool:
     return bool(text.strip()) and not rest.split()
 
 
-def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], str, str] | None:
-    """Years and period groups of the header above row ``k``, the label heading the row's block, the scale."""
+def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple[int | str, str]], str, str] | None:
+    """Years, period groups and named periods ("Q3 2023", "YTD 2023") of the header above row ``k``, the label
+    heading the row's block, the scale."""
     context = ""
     i = k - 1
     while i >= 0 and k - i <= MAX_WALK and not is_header(rows[i].text):
@@ -110,9 +113,10 @@ def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], str, str] 
     # the columns in header order: a year each, or a change column ("$ Change", "% Change") with no year
     years = re.findall(r"(?i)\b(?:19|20)\d{2}\b|\bchange\b", head)
     groups = [_GROUP_MONTHS[(g.group(1) or g.group(2)).lower()] for g in _GROUP.finditer(head)]
+    named = [(_PART.get(m.group(1).upper(), 3), m.group(2)) for m in _NAMED_COLUMN.finditer(head)]
     above = " ".join(ln.text for ln in rows[max(0, i - 3): k])
     scale = _SCALE.search(above)
-    return years, groups, context, (scale.group(1).lower().rstrip("s") if scale else "")
+    return years, groups, named, context, (scale.group(1).lower().rstrip("s") if scale else "")
 
 
 def table_rows(r: Reader) -> list[Row]:
@@ -125,8 +129,15 @@ def table_rows(r: Reader) -> list[Row]:
             head = _header(rows, k)
             if head is None:
                 continue
-            years, groups, context, scale = head
+            years, groups, named, context, scale = head
             cells = parsed[1]
+            if named and len(cells) % len(named) == 0 and len(cells) // len(named) <= 2:
+                # columns named by period and year; a column may span an amount and its share ("Amount", "% of
+                # Net Revenue"), told apart by the asked class
+                span = len(cells) // len(named)
+                out.append(Row(ln, parsed[0], cells, context, [named[j // span][1] for j in range(len(cells))],
+                               [named[j // span][0] for j in range(len(cells))], scale, span))
+                continue
             if len(years) != len(cells) or not years[0].isdigit():
                 continue  # the columns cannot be told from the header (a change column printed first: out of order)
             per = len(cells) // len(groups) if groups and len(cells) % len(groups) == 0 else 0
@@ -194,21 +205,25 @@ def the_row(r: Reader, rows: list[Row]) -> list[Row]:
     return best if len({(row.label.lower(), row.context.lower()) for row in best}) == 1 else []
 
 
-def _column(row: Row, period: tuple[int | str | None, int, bool]) -> int | None:
+def _columns(row: Row, period: tuple[int | str | None, int, bool]) -> list[int]:
+    """The cells under the column of the question's period: one, or an amount and its share; none when unsure."""
     months, year, fiscal = period
     cols = list(range(len(row.cells)))
-    if any(m is not None for m in row.months):
+    if "ytd" in row.months:  # a year-to-date column is the one period longer than a quarter the header names
+        months = "ytd" if months in (6, 9, "ytd") else months
+    elif any(m is not None for m in row.months):
         if months == "ytd":
             longer = [m for m in row.months if m is not None and 3 < m < 12]
             months = max(longer) if longer else None
+    if any(m is not None for m in row.months):
         if months is None:
-            return None
+            return []
         cols = [j for j in cols if row.months[j] == months]
     for y in ([year, year - 1] if fiscal else [year]):
         hit = [j for j in cols if row.years[j].isdigit() and int(row.years[j]) == y]
         if hit:
-            return hit[0] if len(hit) == 1 else None
-    return None
+            return hit if len(hit) == row.span else []
+    return []
 
 
 def _fits(cls: str, cell: str) -> bool:
@@ -228,21 +243,53 @@ def _value(row: Row, cell: str) -> str:
     return f"{'-' if negative else ''}{dollar}{number}{' ' + row.scale if row.scale else ''}"
 
 
+def defines_quantity(text: str) -> bool:
+    """The question defines the quantity it asks by a formula ("Operating margin is defined as operating income /
+    net sales", "EBITDA = ..."): the value is computed, a stated number is at most one of its operands."""
+    return bool(_DEFINED.search(text))
+
+
+def _names(text: str) -> set[str]:
+    """The names a question writes with a capital (not its first word, a period or a currency): its subjects."""
+    words = re.findall(r"(?<![.?!]\s)(?<!^)\b[A-Z][\w&’'-]*", text.strip())
+    return {stem(re.sub(r"[’']s$", "", w)) for w in words
+            if not re.fullmatch(r"(?i)(?:Q[1-4]|[1-4]Q\d*|FY\d*|H[12]|[69]M|YTD|USD|GAAP|I)", w)}
+
+
+def _named_elsewhere(r: Reader, row: Row) -> str:
+    """A name of the question that the row (its label, its block's heading) does not carry but another table row's
+    label does: the question asks about that row's subject."""
+    own = {stem(t) for t in TOKEN_RE.findall(f"{row.label} {row.context}".lower())}
+    acronyms = _acronyms(r.q_text)
+    for name in _names(r.q_text) - own:
+        for rows in r.by_passage:
+            for ln in rows:
+                parsed = parse_row(ln.text)
+                if parsed and ln is not row.line and (
+                        name in {stem(t) for t in TOKEN_RE.findall(parsed[0].lower())}
+                        or (_initials(parsed[0]) in acronyms and _initials(parsed[0]).lower() == name)):
+                    return name
+    return ""
+
+
 def pick_cell(r: Reader) -> Pick | None:
     """The value at the row and column the question names, when both are identified without doubt."""
     period = question_period(r.q_text)
     if period is None or _FORMULA.search(r.q_text):
         return None
-    best = the_row(r, table_rows(r))
+    # a row answers only in cells of the asked class: a money question's row holds amounts, a share's percents
+    rows = [row for row in table_rows(r) if any(_fits(r.asked.cls, c) for c in row.cells)]
     values = {}
-    for row in best:
-        j = _column(row, period)
-        if j is None or not _fits(r.asked.cls, row.cells[j]):
+    for row in the_row(r, rows):
+        fit = [j for j in _columns(row, period) if _fits(r.asked.cls, row.cells[j])]
+        if len(fit) != 1:
             return None
-        values.setdefault(_value(row, row.cells[j]), row)
+        values.setdefault(_value(row, row.cells[fit[0]]), row)
     if len(values) != 1:
         return None
     value, row = next(iter(values.items()))
+    if _named_elsewhere(r, row):
+        return None  # the question names a subject ("Mobileye's net revenue") that another row is labelled by
     score, _ = row_score(r, row)
     return Pick(value, [row.line], 10.0, 1.0, max(2, score), "cell", 0.8,
                 [f"the cell of {row.label!r} under the column of {period[1]}"])

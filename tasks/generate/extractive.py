@@ -30,7 +30,7 @@ from tasks.generate.asked import (
     reader_cannot_state,
     states_ranking,
 )
-from tasks.generate.cells import pick_cell
+from tasks.generate.cells import defines_quantity, pick_cell
 from tasks.generate.lists import (
     NAME_COVERAGE,
     STEP_NOUNS,
@@ -280,7 +280,10 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         return _answer(top.name, [ln for row in rows for ln in row.lines], True, False, 0.6,
                        [f"the {rank} of {len(rows)} rows compared: {top.value}; the others: {others}"])
     if asked.numeric:  # a table cell at the row and column the question names, else the best-covered value
-        picks = [cell] if (cell := pick_cell(r)) is not None else pick_numeric(r)
+        if (cell := pick_cell(r)) is None and defines_quantity(r.q_text):
+            return abstain(r, "the question defines the value it asks by a formula; the passages would have to "
+                              "state it computed")
+        picks = [cell] if cell is not None else pick_numeric(r)
     elif asked.cls == "date":
         picks = pick_date(r)
     elif asked.cls == "entity":
