@@ -97,3 +97,23 @@ def test_a_quantity_the_question_defines_by_a_formula_is_computed_not_read():
     a = answer(q("Gross margin rate is defined as gross margin / net revenue. What was it in Q2 2024?", "amount",
                  ["gross margin rate", "Q2 2024"]), [passage("p1", 30, SEGMENTS)])
     assert not a.answer_found and "formula" in a.caveats[0]
+
+
+def test_a_row_naming_the_segment_but_not_the_metric_is_not_read():
+    lines = ["Three Months Ended", "March 31,", "2023 2024", "(in millions)", "Net sales:", "North America $ 600 $ 650",
+             "Cloud 180 210", "Consolidated $ 780 $ 860"]
+    a = answer(q("What was Cloud operating income for Q1 2024?", "amount", ["Cloud", "operating income", "Q1 2024"]),
+               [passage("p1", 7, lines)])
+    assert a.value != "210 million"
+
+
+def test_a_total_row_under_the_table_title_and_an_acronym_of_a_label_prefix():
+    table = ["Revenue by Segment", "Three Months Ended", "June 30, 2024 June 30, 2023", "($ in millions)",
+             "Hardware $ 700 $ 650", "Software 300 250", "Total $ 1,000 $ 900"]
+    a = answer(q("What was the total revenue in Q2 2024?", "amount", ["total revenue", "Q2 2024"]),
+               [passage("p1", 9, table)])
+    assert (a.answer_found, a.value) == (True, "$1,000 million")
+    sheet = ["Six Months Ended", "June 30, 2024 June 30, 2023", "(In millions)",
+             "Property, plant and equipment, net 5,100 4,800", "Goodwill 900 900"]
+    a = answer(q("What was net PP&E in H1 2024?", "amount", ["net", "PP&E", "H1 2024"]), [passage("p1", 3, sheet)])
+    assert (a.answer_found, a.value) == (True, "5,100 million")

@@ -5,16 +5,18 @@ $ 19,490 $ 16,142"), under header lines that carry the columns' periods and year
 Ended", then "June 25, 2022", "June 26, 2021", ...). A value is read from such a row only when both its row and its
 column are identified without doubt:
 
-- the row: its label (with the label-only line heading its block, "AWS" over "Operating income") names more of the
-  question's terms than any other row of the passages, and at least half of the label's own words are question
-  terms; an acronym of the question ("R&D") names the label it abbreviates ("Research and development");
+- the row: its label (with the label-only line heading its block, "AWS" over "Operating income", else the table's
+  title line) names two or more of the question's own terms, more than any other row of the passages, and at least
+  half of the label's own words are question terms; an acronym of the question ("R&D", "PP&E") names the words it
+  spells ("Research and development"); rows hold cells of the asked class (amounts, or percents for a share); a
+  name the question writes with a capital ("Mobileye's net revenue") that labels another row makes the row not it;
 - the column: the header gives every cell a year (as many years as cells), and a period when it groups the cells
   ("Three Months Ended" / "Nine Months Ended" over four cells: two each); the question names one year and, where the
   table groups its cells, one period ("Q3 FY2022": three months, 2022); exactly one cell has both. A fiscal year is
   named after the calendar year it ends in, so "FY2023" also reads the column of 2022 when no column is of 2023.
 
-Otherwise there is no cell, and the reader's other picks decide (``typed.pick_numeric``); when the row is clear and
-only the column is not, a value picked from that very row is one column of several, which ``ambiguous_row`` tells.
+Otherwise there is no cell, and the reader's other picks decide (``typed.pick_numeric``). A question that defines
+its quantity by a formula or asks one quantity relative to another is never answered by one cell.
 """
 
 from __future__ import annotations
@@ -109,6 +111,9 @@ def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple
         i -= 1
     if not block:
         return None
+    title = rows[i].text.strip() if i >= 0 else ""
+    if not context and title and not re.search(r"\d", title) and len(title.split()) <= LABEL_WORDS:
+        context = title  # the table's title line names what its rows state ("Revenue by Reportable Segments")
     head = " ".join(block)
     # the columns in header order: a year each, or a change column ("$ Change", "% Change") with no year
     years = re.findall(r"(?i)\b(?:19|20)\d{2}\b|\bchange\b", head)
@@ -173,25 +178,40 @@ def _acronyms(text: str) -> set[str]:
             if sum(ch.isupper() for ch in t) >= 2}
 
 
-def _initials(label: str) -> str:
+def _letters(label: str) -> list[str]:
+    """The initial of each word of a label that an acronym spells (a short all-capitals word stands whole: "AI")."""
     words = [w for w in re.findall(r"[A-Za-z]+", label) if w.lower() not in STOPWORDS]
-    return "".join(w if w.isupper() and len(w) <= 4 else w[0].upper() for w in words)
+    return [w if w.isupper() and len(w) <= 4 else w[0].upper() for w in words]
+
+
+def _initials(label: str) -> str:
+    return "".join(_letters(label))
+
+
+def _spelled(label: str, acronyms: set[str]) -> int:
+    """Words of the label that an acronym of the question spells, consecutive ("PP&E": "Property, plant and
+    equipment" of "Property, plant and equipment, net")."""
+    letters = _letters(label)
+    return max((j - i for i in range(len(letters)) for j in range(i + 1, len(letters) + 1)
+                if "".join(letters[i:j]) in acronyms and j - i >= 2), default=0)
 
 
 def row_score(r: Reader, row: Row) -> tuple[int, float]:
     """(question terms the label names, share of the label's words that are question terms); an acronym of the
-    question that the label's initials spell names the whole label."""
+    question names the label's words it spells."""
     words = [stem(t) for t in TOKEN_RE.findall(row.label.lower()) if t not in STOPWORDS]
     if not words:
         return 0, 0.0
-    terms = list(dict.fromkeys(r.terms.words + r.terms.secondary))
-    if _initials(row.label) in _acronyms(r.q_text):
-        return len(words), 1.0
+    # "total" is no subject of its own to the reader, but "total revenue" asks the row labelled "Total"
+    total = ["total"] if re.search(r"\btotal\b", r.q_low) else []
+    terms = list(dict.fromkeys(r.terms.words + r.terms.secondary + total))
+    acronyms = _acronyms(r.q_text)
+    spelled = _spelled(row.label, acronyms)
     own = matched(words, set(terms))
     ctx = {stem(t) for t in TOKEN_RE.findall(row.context.lower()) if t not in STOPWORDS}
-    named = matched(terms, set(words) | ctx)  # the question's terms the label and its block's heading name
-    extra = 1 if row.context and _initials(row.context) in _acronyms(r.q_text) else 0
-    return len(named) + extra, len(own) / len(words)
+    named = matched(r.terms.words + total, set(words) | ctx)  # the question's own terms the label and its heading name
+    extra = spelled + _spelled(row.context, acronyms)
+    return len(named) + extra, min(1.0, (len(own) + spelled) / len(words))
 
 
 def the_row(r: Reader, rows: list[Row]) -> list[Row]:
@@ -215,7 +235,9 @@ def _columns(row: Row, period: tuple[int | str | None, int, bool]) -> list[int]:
         if months == "ytd":
             longer = [m for m in row.months if m is not None and 3 < m < 12]
             months = max(longer) if longer else None
-    if any(m is not None for m in row.months):
+    # the period must be the column's: none asked of a table whose columns carry one, or a quarter asked of a
+    # table whose columns carry none (an annual or an as-of table), leaves the column unknown
+    if any(m is not None for m in row.months) or months is not None:
         if months is None:
             return []
         cols = [j for j in cols if row.months[j] == months]
