@@ -58,6 +58,8 @@ _Q_PERIODS = [
 ]
 _PART = {"H1": 6, "6M": 6, "9M": 9, "YTD": "ytd"}
 _DEFINED = re.compile(r"(?i)\bdefined as\b|\bdefine \w+(?: \w+)? as\b|\s=\s")
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH_RE = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b")
 _NAMED_COLUMN = re.compile(r"(?i)\b(Q[1-4]|YTD|H1|6M|9M)\s*((?:19|20)\d{2})\b")
 # a question that defines its quantity by a formula or asks one quantity relative to another computes it from
 # several cells: any one cell is an operand, never the answer
@@ -75,6 +77,7 @@ class Row:
     months: list[int | str | None]  # the column periods, one per cell (None: the header does not group the cells)
     scale: str
     span: int = 1  # cells under one column of the header ("Amount" and "% of Net Revenue": 2)
+    ends: list[int | None] | None = None  # the month each column's period ends in, where the header dates them
 
 
 def parse_row(text: str) -> tuple[str, list[str]] | None:
@@ -119,9 +122,10 @@ def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple
     years = re.findall(r"(?i)\b(?:19|20)\d{2}\b|\bchange\b", head)
     groups = [_GROUP_MONTHS[(g.group(1) or g.group(2)).lower()] for g in _GROUP.finditer(head)]
     named = [(_PART.get(m.group(1).upper(), 3), m.group(2)) for m in _NAMED_COLUMN.finditer(head)]
+    ends = [_MONTHS.index(m.group(0)[:3].lower()) + 1 for m in _MONTH_RE.finditer(head)]
     above = " ".join(ln.text for ln in rows[max(0, i - 3): k])
     scale = _SCALE.search(above)
-    return years, groups, named, context, (scale.group(1).lower().rstrip("s") if scale else "")
+    return years, groups, named, ends, context, (scale.group(1).lower().rstrip("s") if scale else "")
 
 
 def table_rows(r: Reader) -> list[Row]:
@@ -134,7 +138,7 @@ def table_rows(r: Reader) -> list[Row]:
             head = _header(rows, k)
             if head is None:
                 continue
-            years, groups, named, context, scale = head
+            years, groups, named, ends, context, scale = head
             cells = parsed[1]
             if named and len(cells) % len(named) == 0 and len(cells) // len(named) <= 2:
                 # columns named by period and year; a column may span an amount and its share ("Amount", "% of
@@ -147,7 +151,9 @@ def table_rows(r: Reader) -> list[Row]:
                 continue  # the columns cannot be told from the header (a change column printed first: out of order)
             per = len(cells) // len(groups) if groups and len(cells) % len(groups) == 0 else 0
             months = [groups[j // per] if per else None for j in range(len(cells))]
-            out.append(Row(ln, parsed[0], cells, context, years, months, scale))
+            dated = iter(ends if len(ends) == sum(y.isdigit() for y in years) else [])
+            out.append(Row(ln, parsed[0], cells, context, years, months, scale,
+                           ends=[next(dated, None) if y.isdigit() else None for y in years]))
     return out
 
 
@@ -225,10 +231,25 @@ def the_row(r: Reader, rows: list[Row]) -> list[Row]:
     return best if len({(row.label.lower(), row.context.lower()) for row in best}) == 1 else []
 
 
-def _columns(row: Row, period: tuple[int | str | None, int, bool]) -> list[int]:
-    """The cells under the column of the question's period: one, or an amount and its share; none when unsure."""
+def calendar_end(text: str) -> int | None:
+    """The month a calendar period the question names ends in ("Q2 2023": 6, "H1 2023": 6); None for a fiscal
+    period, whose months depend on where the fiscal year starts."""
+    if re.search(r"(?i)\bFY|\bfiscal\b", text):
+        return None
+    m = re.search(r"(?i)\bQ([1-4])(?=\s*'?\d{2})|\b([1-4])Q(?=\s*'?\d{2})|\b(H1|6M|9M)(?=\s*'?\d{2})", text)
+    if not m:
+        return None
+    return 3 * int(m.group(1) or m.group(2)) if not m.group(3) else (9 if m.group(3).upper() == "9M" else 6)
+
+
+def _columns(row: Row, period: tuple[int | str | None, int, bool], end: int | None = None) -> list[int]:
+    """The cells under the column of the question's period: one, or an amount and its share; none when unsure. A
+    column dated to end in another month than the calendar period asked ("Three Months Ended March 31" for "Q2
+    2023") is another period."""
     months, year, fiscal = period
     cols = list(range(len(row.cells)))
+    if end is not None and row.ends:
+        cols = [j for j in cols if row.ends[j] in (None, end)]
     if "ytd" in row.months:  # a year-to-date column is the one period longer than a quarter the header names
         months = "ytd" if months in (6, 9, "ytd") else months
     elif any(m is not None for m in row.months):
@@ -294,6 +315,15 @@ def _named_elsewhere(r: Reader, row: Row) -> str:
     return ""
 
 
+def on_dated_row(r: Reader, pick: Pick) -> bool:
+    """The pick is a cell of a table row whose header dates its columns, for a question that names a period: the
+    cell reader found no column of that period there, so the value is one of the other periods' columns."""
+    if question_period(r.q_text) is None:
+        return False
+    line = pick.lines[0]
+    return any(row.line is line and any(y.isdigit() for y in row.years) for row in table_rows(r))
+
+
 def pick_cell(r: Reader) -> Pick | None:
     """The value at the row and column the question names, when both are identified without doubt."""
     period = question_period(r.q_text)
@@ -303,7 +333,7 @@ def pick_cell(r: Reader) -> Pick | None:
     rows = [row for row in table_rows(r) if any(_fits(r.asked.cls, c) for c in row.cells)]
     values = {}
     for row in the_row(r, rows):
-        fit = [j for j in _columns(row, period) if _fits(r.asked.cls, row.cells[j])]
+        fit = [j for j in _columns(row, period, calendar_end(r.q_text)) if _fits(r.asked.cls, row.cells[j])]
         if len(fit) != 1:
             return None
         values.setdefault(_value(row, row.cells[fit[0]]), row)

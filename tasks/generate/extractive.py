@@ -30,7 +30,7 @@ from tasks.generate.asked import (
     reader_cannot_state,
     states_ranking,
 )
-from tasks.generate.cells import defines_quantity, pick_cell
+from tasks.generate.cells import defines_quantity, on_dated_row, pick_cell
 from tasks.generate.lists import (
     NAME_COVERAGE,
     STEP_NOUNS,
@@ -310,6 +310,9 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         where = "in the passages" if not picks else f"near {_near(r)}"
         return abstain(r, f"no {asked.describe()} stated {where}")
     assert best is not None
+    if asked.numeric and best.kind != "cell" and on_dated_row(r, best):
+        return abstain(r, f"{best.value!r} stands in a table row whose columns are dated, none of them the column of "
+                          f"the period asked")
     # a cell's column already carries the period the question names ("FY2022" is a header's year there)
     if asked.cls != "yesno" and best.kind != "cell" and (missing := _scope_missing(r, best)):
         return abstain(r, f"the question asks about {missing}; the passage that states {best.value!r} does not "
