@@ -296,7 +296,7 @@ def _names(text: str) -> set[str]:
     """The names a question writes with a capital (not its first word, a period or a currency): its subjects."""
     words = re.findall(r"(?<![.?!]\s)(?<!^)\b[A-Z][\w&’'-]*", text.strip())
     return {stem(re.sub(r"[’']s$", "", w)) for w in words
-            if not re.fullmatch(r"(?i)(?:Q[1-4]|[1-4]Q\d*|FY\d*|H[12]|[69]M|YTD|USD|GAAP|I)", w)}
+            if len(w) >= 2 and not re.fullmatch(r"(?i)(?:Q[1-4]|[1-4]Q\d*|FY\d*|H[12]|[69]M|YTD|USD|GAAP)", w)}
 
 
 def _named_elsewhere(r: Reader, row: Row) -> str:
