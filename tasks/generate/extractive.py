@@ -30,6 +30,7 @@ from tasks.generate.asked import (
     reader_cannot_state,
     states_ranking,
 )
+from tasks.generate.cells import defines_quantity, on_dated_row, pick_cell
 from tasks.generate.lists import (
     NAME_COVERAGE,
     STEP_NOUNS,
@@ -278,8 +279,11 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         others = "; ".join(f"{row.name} {row.value}" for row in rows if row is not top)
         return _answer(top.name, [ln for row in rows for ln in row.lines], True, False, 0.6,
                        [f"the {rank} of {len(rows)} rows compared: {top.value}; the others: {others}"])
-    if asked.numeric:
-        picks = pick_numeric(r)
+    if asked.numeric:  # a table cell at the row and column the question names, else the best-covered value
+        if (cell := pick_cell(r)) is None and defines_quantity(r.q_text):
+            return abstain(r, "the question defines the value it asks by a formula; the passages would have to "
+                              "state it computed")
+        picks = [cell] if cell is not None else pick_numeric(r)
     elif asked.cls == "date":
         picks = pick_date(r)
     elif asked.cls == "entity":
@@ -306,7 +310,11 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         where = "in the passages" if not picks else f"near {_near(r)}"
         return abstain(r, f"no {asked.describe()} stated {where}")
     assert best is not None
-    if asked.cls != "yesno" and (missing := _scope_missing(r, best)):
+    if asked.numeric and best.kind != "cell" and on_dated_row(r, best):
+        return abstain(r, f"{best.value!r} stands in a table row whose columns are dated, none of them the column of "
+                          f"the period asked")
+    # a cell's column already carries the period the question names ("FY2022" is a header's year there)
+    if asked.cls != "yesno" and best.kind != "cell" and (missing := _scope_missing(r, best)):
         return abstain(r, f"the question asks about {missing}; the passage that states {best.value!r} does not "
                           f"name it")
     if rank and not states_ranking(" ".join(ln.text for ln in best.lines)):
