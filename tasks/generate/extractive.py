@@ -49,6 +49,7 @@ from tasks.generate.names import (
     pick_entity,
 )
 from tasks.generate.normalise import normalise_value
+from tasks.generate.roles import asked_role, pick_role
 from tasks.generate.ranked import pick_consequence, pick_order, pick_ordinal, pick_ranked
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
@@ -248,6 +249,11 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
             items, lines, cov = values
             return _answer("; ".join(items), lines, True, cov >= COMPLETE_COVERAGE and not single, cov,
                            [f"the {len(items)} values stated together in one sentence"])
+        if not found and (role := asked_role(r.q_text)) and (named := pick_role(r, role)):
+            # "which judges' opinions": the names the passages state the role with ("E. SCOTT BRADLEY, Judge.")
+            names = list(dict.fromkeys(n for p in named for n in p.value.split("; ")))
+            return _answer("; ".join(names), [ln for p in named for ln in p.lines], True, False, 0.75,
+                           [f"the names stated as the {role.text}"])
         if not found:
             return abstain(r, f"no list of items stated near {_near(r)}")
         if single:

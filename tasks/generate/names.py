@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from tasks.generate import values as V
+from tasks.generate.roles import asked_role, pick_role
 from tasks.generate.sentences import STOPWORDS, matched, stem, stems
 from tasks.generate.typed import Pick, Reader
 
@@ -15,6 +16,9 @@ FOUND_COVERAGE, FOUND_WORDS = 0.3, 3
 COMPLETE_COVERAGE, COMPLETE_WORDS = 0.5, 4
 _HEADING_LINE = re.compile(r"^\s*(?:(?:ARTICLE|PART|SECTION|CHAPTER|Article|Part|Section|Chapter)\s+[IVXLC\d]+\b|"
                            r"\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z][^.]{0,60}$|[A-Z][A-Z &,-]{3,}$)")
+# a sentence or clause break inside a phrase: not one name; an initial ("E. Scott Bradley"), a title ("Dr. Lee") or
+# a company's legal form after a comma ("Acme, Inc.") is not a break
+_BREAK = re.compile(rf"(?<!\b[A-Z])(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr))(?<!\bMrs)(?<!\bProf)[.:]\s|,\s(?!(?i:{V.LEGAL_FORMS})\b)")
 _CUES = {
     "identifier": re.compile(r"phone|telephone|\btel\b|\bfax\b|\bnumber\b|\bcode\b|\bid\b|zip|postcode"),
     "contact": re.compile(r"e-?mail|website|\burl\b|web ?site|address|homepage"),
@@ -75,7 +79,11 @@ def pick_keyed(r: Reader) -> list[Pick]:
 
 def pick_entity(r: Reader) -> list[Pick]:
     """Names in the sentences that carry the question's terms; a name made only of question words is not an
-    answer; a name next to the noun the question asks for ("which state" -> "the State of Delaware") is preferred."""
+    answer; a name next to the noun the question asks for ("which state" -> "the State of Delaware") is preferred.
+    A name asked by its role ("Who is the defendant?") is only one the text states that role with (``roles.py``):
+    the other names of a sentence that mentions defendants are not the defendant."""
+    if role := asked_role(r.q_text):
+        return pick_role(r, role)
     skip = {stem(w) for w in r.q_stems} | STOPWORDS
     out = pick_acronym(r) + pick_keyed(r) + pick_titled(r)
     noun = r.asked.entity_noun
@@ -95,7 +103,7 @@ def pick_entity(r: Reader) -> list[Pick]:
                     out.append(Pick(lv[1], [ln], 1.5 * cov + 0.5, cov, n, "label", 0.5))
                 for v in V.find_entities(ln.text, skip):
                     words = [w for w in re.findall(r"[\w'’.&-]+", v.text) if w.lower() not in STOPWORDS]
-                    if not words or all(stem(w) in skip for w in words) or re.search(r"[.:,]\s", v.text) \
+                    if not words or all(stem(w) in skip for w in words) or _BREAK.search(v.text) \
                             or V.find_dates(v.text) or re.match(r"[\u00ad-]\s*$", ln.text[v.end:]):
                         continue  # question words only, a sentence break or a date: not a name
                     n_words = len(v.text.split())

@@ -1,0 +1,168 @@
+"""Names asked by their role ("Who is the defendant?", "What company is a plaintiff?", "which judges' opinions"):
+the answer is a name the text states that role with, never a name that only shares a sentence with the role's word.
+A role is stated next to its name in a few layouts every kind of document uses:
+
+- a block of name lines closed by a short line of the role: a legal caption ("JOHN MONDS," / "an individual," /
+  "LIBERTARIAN PARTY OF GEORGIA, INC.," / "Plaintiffs-Appellees-") or a signature block ("Rick Scott" /
+  "GOVERNOR");
+- an apposition: "E. SCOTT BRADLEY, Judge.", "Acme Corp., the seller,";
+- a title before the name: "Judge E. Scott Bradley", "plaintiff John Monds";
+- a defined term: 'Acme Corp., a Delaware corporation ("Client")';
+- a label: "Plaintiff: John Monds".
+
+In "Attorney for Plaintiff" the role is the attorney's: the asked role must be named before any "for"/"of"."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tasks.generate import values as V
+from tasks.generate.sentences import STOPWORDS, PLine, matched, stem, stems
+from tasks.generate.typed import Pick, Reader
+
+_END = (r"(?=\s+(?:of|in|for|on|at|to|as|by|from|with|during|when|where|named|mentioned|listed|stated|shown|given|"
+        r"who|that|according)\b|\s*[?.]|\s*$)")
+_ROLE_WORDS = r"[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,3}?"
+# "who is the defendant of this case", "what company is a plaintiff", "who are the plaintiffs"
+_ROLE_ASK = re.compile(rf"(?i)^\s*(?:who|which\s+(?P<kind>[a-z]+)|what\s+(?P<kind2>[a-z]+))\s+(?:is|was|are|were)\s+"
+                       rf"(?:the|a|an)\s+(?P<role>{_ROLE_WORDS}){_END}")
+# "what is the name of the governor", "the names of the plaintiffs"
+_NAME_OF = re.compile(rf"(?i)\bnames?\s+of\s+(?:the|a|an)\s+(?P<role>{_ROLE_WORDS}){_END}")
+# "which judges' opinions": the names of the people of a role, asked through what they own
+_WHOSE = re.compile(r"(?i)\bwhich\s+(?P<role>[a-z]+s)['’]\s+(?P<kind>[a-z]+)")
+# a company's legal form, in its name or in the descriptor under it: what makes a name a company's
+_CORPORATE = re.compile(rf"(?i)\b(?:{V.LEGAL_FORMS}|partnership)\b\.?")
+_COMPANY_NOUNS = {"company", "companies", "firm", "corporation", "organisation", "organization", "business"}
+_PREPOSITION = re.compile(r"\s(?:for|of|to|at|in|on|by)\s", re.I)
+_SEPARATOR = re.compile(r"(?i)^\s*(?:v\.?|vs\.?|versus|and|-and-)\s*$")
+_TITLE_WORD = re.compile(r"^(?:[A-Z][\w'’.&]*(?:-[A-Za-z][\w'’.&]*)*-?|and|&|the|of|for|to)$")
+
+
+@dataclass(frozen=True)
+class Role:
+    words: list[str]  # the role's stems, the head (last) first named before any "for"/"of"
+    kind: str  # the noun the question asks the name as ("company"), or what the role's names own ("opinions")
+    text: str  # the role as the question words it
+
+
+# a kind says what a name is, not what it does: "the name of the company that ..." asks by a deed
+_KINDS = {"person", "people", "individual", "company", "companies", "firm", "organisation", "organization", "entity",
+          "body", "business", "corporation", "place", "city", "state", "country", "thing", "one", "name", "title"}
+
+
+def asked_role(q_text: str) -> Role | None:
+    """The role a question asks a name by, or None ("Who produced the report?" asks by a deed, not a role)."""
+    for pattern in (_ROLE_ASK, _NAME_OF, _WHOSE):
+        if m := pattern.search(q_text):
+            words = [stem(w) for w in re.findall(r"[a-z][\w-]*", m.group("role").lower().replace("'s", ""))
+                     if w not in STOPWORDS]
+            if words and m.group("role").lower().split()[-1] not in _KINDS:
+                kind = (m.groupdict().get("kind") or m.groupdict().get("kind2") or "").lower()
+                return Role(words, kind, m.group("role"))
+    return None
+
+
+def names_role(role: Role, label: str) -> bool:
+    """Whether a short role label ("Plaintiffs-Appellees-", "Judge", "Attorney for Plaintiff") names the role: all
+    the role's words in it, its head before any preposition (the attorney's role, not the plaintiff's)."""
+    label = label.strip(" ,.;:-")
+    if not label or len(re.findall(r"[\w'’]+", label)) > 6:
+        return False
+    head = _PREPOSITION.split(f" {label} ", maxsplit=1)[0]
+    pool, head_pool = stems(label.replace("-", " ")), stems(head.replace("-", " "))
+    return len(matched(role.words, pool)) == len(role.words) and bool(matched(role.words[-1:], head_pool))
+
+
+def _is_role_line(role: Role, text: str) -> bool:
+    words = text.strip(" ,.;:").split()
+    return bool(words) and all(_TITLE_WORD.match(w.strip(",.;:")) for w in words) and names_role(role, text)
+
+
+def _whole_name(text: str) -> str | None:
+    """The line as one name ("LIBERTARIAN PARTY OF GEORGIA, INC.,", "Rick Scott"), else None: a name of two or more
+    words covering the line."""
+    core = text.strip().rstrip(",;")
+    names = [v for v in V.find_entities(core, set()) if v.kind == "name"]
+    if not names or names[0].start != 0 or core[names[0].end:].strip(" ,.") or len(names[0].text.split()) < 2:
+        return None
+    return names[0].text.rstrip(",;")
+
+
+def _block_names(rows: list[PLine], k: int) -> list[tuple[str, str, PLine]]:
+    """(name, descriptor, line) of the name lines just above the role line ``rows[k]``, a lower-case descriptor
+    under a name ("an individual,", "a Georgia nonprofit corporation,") read as that name's."""
+    out: list[tuple[str, str, PLine]] = []
+    desc = ""
+    for j in range(k - 1, max(-1, k - 9), -1):
+        text = rows[j].text.strip()
+        if text[:1].islower() and len(text.split()) <= 12:
+            desc = f"{text} {desc}".strip()
+            continue
+        name = _whole_name(text) if not _SEPARATOR.match(text) else None
+        if name is None:
+            break
+        out.insert(0, (name, desc, rows[j]))
+        desc = ""
+    return out
+
+
+_APPOSED = re.compile(r"^\s*,\s*(?P<role>(?:(?:the|a|an)\s+)?[\w'’-]+(?:\s+[\w'’&-]+){0,4}?)\s*(?:[,.;]|$)")
+_DEFINED = re.compile(r"^\s*(?:,\s*(?:a|an|the)\s+[^,()]{1,60}?)?,?\s*\(\s*(?:the\s+)?[\"“](?P<role>[^\"”]{2,40})[\"”]\s*\)")
+
+
+def _line_names(role: Role, ln: PLine) -> list[tuple[str, str]]:
+    """(name, descriptor) the line states the role with: in apposition, under a title before it, or as a defined
+    term's party."""
+    out = []
+    text = ln.text
+    for v in V.find_entities(text, set()):
+        if v.kind != "name":
+            continue
+        name = v.text.rstrip(",")
+        after = text[v.start + len(name):]
+        if (m := _APPOSED.match(after)) and (names_role(role, m.group("role")) and (
+                m.group("role")[:1].isupper() or re.match(r"(?i)the\s", m.group("role")))):
+            out.append((name, ""))
+        elif (m := _DEFINED.match(after)) and names_role(role, m.group("role")):
+            out.append((name, m.group(0)))
+        words = name.split()
+        for i in range(1, min(3, len(words) - 1) + 1):  # "Judge E. Scott Bradley": the title, then the name
+            if names_role(role, " ".join(words[:i])) and len(words) - i >= 2:
+                out.append((" ".join(words[i:]), ""))
+                break
+        else:
+            before = re.search(r"(?:^|\s)(?:the\s+)?([a-z][\w-]+)\s+$", text[:v.start])
+            if before and names_role(role, before.group(1)) and len(words) >= 2:
+                out.append((name, ""))  # "plaintiff John Monds"
+    return out
+
+
+def pick_role(r: Reader, role: Role) -> list[Pick]:
+    """The names the passages state the asked role with (see the module docstring); a question that asks the name
+    as a company's ("What company is a plaintiff?") keeps the names whose legal form or descriptor is a company's.
+    The names of one block are one answer ("A; B")."""
+    found: list[tuple[list[tuple[str, str]], list[PLine]]] = []
+    for rows in r.by_passage:
+        for k, ln in enumerate(rows):
+            if _is_role_line(role, ln.text) and (block := _block_names(rows, k)):
+                found.append(([(n, d) for n, d, _ in block], [x for _, _, x in block] + [ln]))
+            elif (lv := r.label_pair(ln)) and names_role(role, lv[0]) and (name := _whole_name(lv[1]) or lv[1]):
+                found.append(([(name.strip(), "")], [ln]))
+            elif named := _line_names(role, ln):
+                found.append((named, [ln]))
+    # the question's other words scope the role ("the governor ... on the last page", "the CEO of Acme"): the
+    # passage that states the role names them too
+    rest = [w for w in r.terms.words if not matched([w], set(role.words) | stems(role.kind))]
+    out = []
+    for named, lines in found:
+        pool = set().union(r.titles[lines[0].pidx], *(x.stems for x in r.by_passage[lines[0].pidx]))
+        if len(matched(rest, pool)) < (len(rest) if len(rest) <= 2 else -(-2 * len(rest) // 3)) or (
+                r.only_page is not None and lines[0].page != r.only_page):
+            continue
+        if role.kind in _COMPANY_NOUNS:
+            named = [(n, d) for n, d in named if _CORPORATE.search(n) or _CORPORATE.search(d)]
+        names = list(dict.fromkeys(n.strip(" ,;") for n, _ in named))
+        if names:
+            out.append(Pick("; ".join(names), lines, 2.5 - 0.03 * lines[0].pidx, 0.75, 2, "role", 0.6))
+    return out

@@ -1,0 +1,89 @@
+"""Names asked by their role (issue #15, names): the role a legal caption, a signature block, an apposition, a title
+or a defined term states with a name; a name that only shares a sentence with the role's word is not the answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tasks.generate import values as V
+from tasks.generate.roles import asked_role
+from tests.test_reader_examples import answer, passage, q
+
+CAPTION = passage("p1", 0, [
+    "No. 24-10071", "ALICE FERNHOLT,", "an individual,", "RIVERBEND TENANTS UNION, INC.,", "a Vermont nonprofit corporation,",
+    "Plaintiffs-Appellants,", "versus", "COUNTY OF ORLEN,", "a political subdivision,", "Defendant-Appellee."])
+
+
+def test_the_company_of_a_caption_block_is_the_name_with_a_legal_form():
+    a = answer(q("What company is a plaintiff?", "entity", ["company", "plaintiff"]), [CAPTION])
+    assert (a.answer_found, a.value) == (True, "RIVERBEND TENANTS UNION, INC.")
+
+
+def test_the_names_of_a_caption_block_take_the_role_line_under_them():
+    a = answer(q("Who is the plaintiff?", "entity", ["plaintiff"]), [CAPTION])
+    assert a.value == "ALICE FERNHOLT; RIVERBEND TENANTS UNION, INC."
+    a = answer(q("Who is the defendant of this case?", "entity", ["defendant", "case"]),
+               [passage("p1", 0, CAPTION.lines and [ln.text for ln in CAPTION.lines] + ["Case summary"])])
+    assert a.value == "COUNTY OF ORLEN"
+
+
+def test_a_name_beside_the_roles_word_in_prose_is_not_the_role():
+    a = answer(q("Who is the defendant of this case?", "entity", ["defendant", "case"]),
+               [passage("p1", 4, ["Walton represented Hanson and the other individual defendants in the Federal",
+                                  "Case. Hanson testified about the ordinance."])])
+    assert not a.answer_found
+
+
+def test_counsel_for_a_party_is_not_the_party():
+    a = answer(q("Who is the defendant?", "entity", ["defendant"]),
+               [passage("p1", 9, ["Respectfully submitted,", "MARIA OSTROWSKI", "Counsel for Defendants"])])
+    assert not a.answer_found
+    a = answer(q("Who is the counsel for the defendants?", "entity", ["counsel", "defendants"]),
+               [passage("p1", 9, ["Respectfully submitted,", "MARIA OSTROWSKI", "Counsel for Defendants"])])
+    assert a.value == "MARIA OSTROWSKI"
+
+
+def test_an_apposition_with_initials_names_the_judge():
+    a = answer(q("The document represents which judges' opinions?", "list", ["judges", "opinions"]),
+               [passage("p1", 0, ["Janet A. Wright, Esq., Dover, DE.", "R. THOMAS QUILL, Judge.", "Dear Counsel:"])])
+    assert (a.answer_found, a.value) == (True, "R. THOMAS QUILL")
+
+
+def test_a_signature_block_role_and_the_questions_scope():
+    cover = passage("p1", 0, ["Annual Plan 2016-2018", "Dana Whitfield", "GOVERNOR", "Page 1"])
+    a = answer(q("What is the name of the governor as mentioned on the first page?", "entity", ["governor"]), [cover])
+    assert a.value == "Dana Whitfield"
+    # "on the last page" cannot be checked against a passage: 'last' is a term no passage names
+    a = answer(q("What is the name of the governor as mentioned on the last page?", "entity", ["governor", "last"]),
+               [cover])
+    assert not a.answer_found
+
+
+def test_a_defined_term_names_the_party_of_an_agreement():
+    a = answer(q("Who is the client?", "entity", ["client"]), [passage("p1", 0, [
+        'This Agreement is made between Harlow Freight, LLC, a Texas limited liability company ("Client"), and',
+        'Nimbus Data Co. (the "Provider").'])])
+    assert a.value == "Harlow Freight, LLC"
+
+
+def test_a_title_before_the_name():
+    a = answer(q("Who is the special agent?", "entity", ["special agent"]),
+               [passage("p1", 12, ["I, Special Agent Dana Morrow, being duly sworn, state:"])])
+    assert a.value == "Dana Morrow"
+
+
+@pytest.mark.parametrize("text,role", [
+    ("Who is the defendant of this case?", ["defendant"]), ("What company is a plaintiff?", ["plaintiff"]),
+    ("What is the name of the governor?", ["governor"]), ("Who produced the report?", None),
+    ("What is the name of the company that audits the fund?", None), ("Who is the plaintiff's attorney?",
+                                                                      ["plaintiff", "attorney"])])
+def test_the_role_a_question_asks_a_name_by(text, role):
+    got = asked_role(text)
+    assert (got.words if got else None) == role
+
+
+def test_a_legal_form_is_part_of_a_name_and_an_acronym_expands_within_one_phrase():
+    assert [v.text for v in V.find_entities("signed by Acme Holdings, Inc. on behalf of", set())
+            if v.kind == "name"] == ["Acme Holdings, Inc."]
+    assert V.expand_acronym("The test is, according to PIC, if the conduct would", "PIC") is None
+    assert V.expand_acronym("the Public Integrity Commission (PIC) found", "PIC").text == "Public Integrity Commission"
