@@ -11,7 +11,7 @@ from tests.test_reader_examples import answer, passage, q
 
 CAPTION = passage("p1", 0, [
     "No. 24-10071", "ALICE FERNHOLT,", "an individual,", "RIVERBEND TENANTS UNION, INC.,", "a Vermont nonprofit corporation,",
-    "Plaintiffs-Appellants,", "versus", "COUNTY OF ORLEN,", "a political subdivision,", "Defendant-Appellee."])
+    "Plaintiffs-Appellants-", "Cross Appellees,", "versus", "COUNTY OF ORLEN,", "a political subdivision,", "Defendant-Appellee."])
 
 
 def test_the_company_of_a_caption_block_is_the_name_with_a_legal_form():
@@ -21,7 +21,7 @@ def test_the_company_of_a_caption_block_is_the_name_with_a_legal_form():
 
 def test_the_names_of_a_caption_block_take_the_role_line_under_them():
     a = answer(q("Who is the plaintiff?", "entity", ["plaintiff"]), [CAPTION])
-    assert a.value == "ALICE FERNHOLT; RIVERBEND TENANTS UNION, INC."
+    assert (a.value, a.caveats) == ("ALICE FERNHOLT; RIVERBEND TENANTS UNION, INC.", [])
     a = answer(q("Who is the defendant of this case?", "entity", ["defendant", "case"]),
                [passage("p1", 0, CAPTION.lines and [ln.text for ln in CAPTION.lines] + ["Case summary"])])
     assert a.value == "COUNTY OF ORLEN"
@@ -87,3 +87,36 @@ def test_a_legal_form_is_part_of_a_name_and_an_acronym_expands_within_one_phrase
             if v.kind == "name"] == ["Acme Holdings, Inc."]
     assert V.expand_acronym("The test is, according to PIC, if the conduct would", "PIC") is None
     assert V.expand_acronym("the Public Integrity Commission (PIC) found", "PIC").text == "Public Integrity Commission"
+
+
+@pytest.mark.parametrize("line,name", [
+    ("Mr. Rohan Mehta is the Chairman of the Board and a partner of a law firm.", "Mr. Rohan Mehta"),
+    ("The auditor of the fund, Keller Brandt LLP, reviewed the accounts.", "Keller Brandt LLP"),
+    ("The plaintiff is Harlow Freight, LLC, a shipping firm.", "Harlow Freight, LLC"),
+])
+def test_a_copula_or_an_article_states_the_role(line, name):
+    role = {"Mr. Rohan Mehta": "chairman", "Keller Brandt LLP": "auditor", "Harlow Freight, LLC": "plaintiff"}[name]
+    a = answer(q(f"Who is the {role}?", "entity", [role]), [passage("p1", 3, [line])])
+    assert (a.answer_found, a.value) == (True, name)
+
+
+def test_a_role_a_sentence_gives_another_name_is_not_the_asked_one():
+    a = answer(q("Who is the chairman?", "entity", ["chairman"]),
+               [passage("p1", 3, ["Mr. Rohan Mehta, who is the Secretary of the Chairman's office, spoke first."])])
+    assert not a.answer_found
+
+
+@pytest.mark.parametrize("label,role,ok", [
+    ("Plaintiffs-Appellees-", "plaintiff", True), ("Individual Defendants", "defendant", False),
+    ("Counsel for Defendants", "defendant", False), ("Attorney for Plaintiff", "plaintiff's attorney", True),
+    ("Chairman of the Board", "chairman", True), ("Health Program Lead", "lead", False),
+    ("Title: Chief Executive Officer", "chief executive officer", True)])
+def test_a_role_label_names_the_role_unqualified(label, role, ok):
+    from tasks.generate.roles import names_role
+    assert names_role(asked_role(f"Who is the {role}?"), label) is ok
+
+
+def test_a_group_defined_collectively_is_not_its_last_name():
+    a = answer(q("Who is the defendant?", "entity", ["defendant"]), [passage("p1", 1, [
+        "Mayor Dell Tush, David King, and Richard Hanewinckel (collectively, the \u201cDefendants\u201d) moved."])])
+    assert a.value != "Richard Hanewinckel"

@@ -64,14 +64,21 @@ def asked_role(q_text: str) -> Role | None:
 
 
 def names_role(role: Role, label: str) -> bool:
-    """Whether a short role label ("Plaintiffs-Appellees-", "Judge", "Attorney for Plaintiff") names the role: all
-    the role's words in it, its head before any preposition (the attorney's role, not the plaintiff's)."""
-    label = label.strip(" ,.;:-")
+    """Whether a short role label ("Plaintiffs-Appellees-", "Judge", "Chairman of the Board") names the role: one
+    of the roles it joins before any preposition is the asked one, no other word qualifying it ("Individual
+    Defendants" are some defendants, "Counsel for Defendants" is counsel); the role's other words may follow
+    ("Attorney for Plaintiff" names the plaintiff's attorney)."""
+    label = re.sub(r"(?i)^(?:the|a|an)\s+", "", label.strip(" ,.;:-"))
     if not label or len(re.findall(r"[\w'’]+", label)) > 6:
         return False
     head = _PREPOSITION.split(f" {label} ", maxsplit=1)[0]
-    pool, head_pool = stems(label.replace("-", " ")), stems(head.replace("-", " "))
-    return len(matched(role.words, pool)) == len(role.words) and bool(matched(role.words[-1:], head_pool))
+    if len(matched(role.words, stems(label.replace("-", " ")))) < len(role.words):
+        return False
+    for part in re.split(r"\s*(?:[-,:/&]|\band\b)\s*", head):
+        pool = stems(part) - STOPWORDS
+        if pool and matched(role.words[-1:], pool) and all(matched([w], set(role.words)) for w in pool):
+            return True
+    return False
 
 
 def _is_role_line(role: Role, text: str) -> bool:
@@ -96,10 +103,12 @@ def _block_names(rows: list[PLine], k: int) -> list[tuple[str, str, PLine]]:
     desc = ""
     for j in range(k - 1, max(-1, k - 9), -1):
         text = rows[j].text.strip()
+        if _SEPARATOR.match(text):
+            break  # "versus": the other side's names
         if text[:1].islower() and len(text.split()) <= 12:
             desc = f"{text} {desc}".strip()
             continue
-        name = _whole_name(text) if not _SEPARATOR.match(text) else None
+        name = _whole_name(text)
         if name is None:
             break
         out.insert(0, (name, desc, rows[j]))
@@ -108,33 +117,50 @@ def _block_names(rows: list[PLine], k: int) -> list[tuple[str, str, PLine]]:
 
 
 _APPOSED = re.compile(r"^\s*,\s*(?P<role>(?:(?:the|a|an)\s+)?[\w'’-]+(?:\s+[\w'’&-]+){0,4}?)\s*(?:[,.;]|$)")
-_DEFINED = re.compile(r"^\s*(?:,\s*(?:a|an|the)\s+[^,()]{1,60}?)?,?\s*\(\s*(?:the\s+)?[\"“](?P<role>[^\"”]{2,40})[\"”]\s*\)")
+_DEFINED = re.compile(r"^\s*(?:,\s*(?:a|an|the)\s+[^,()]{1,60}?)?,?\s*\(\s*(?:the\s+)?[\"“]?(?P<role>[^\"”(),]{2,40}?)[\"”]?\s*\)")
+# "Mr. Shah is the Chairman of the Board", "Walton, who was the attorney for Hanson", "appointed Lee as auditor"
+_COPULA_AFTER = re.compile(r"(?i)^\s*,?\s*(?:who\s+)?(?:is|was|has been|had been|will be|became|serves as|served as|"
+                           r"acts as|acted as|as)\s+(?:the|a|an|its|our|their)?\s*(?P<role>[\w'’ -]{2,60}?)\s*(?=[,.;:()]|$)")
+# "the defendant, Acme Corp.," / "The plaintiff is Acme Corp."
+_ROLE_BEFORE = re.compile(r"(?i)\b(?:the|its|our|their)\s+(?P<role>[\w'’ -]{2,40}?)\s*(?:,|\s(?:is|was))\s*$")
 
 
-def _line_names(role: Role, ln: PLine) -> list[tuple[str, str]]:
-    """(name, descriptor) the line states the role with: in apposition, under a title before it, or as a defined
-    term's party."""
+def _role_of(role: Role, words: str) -> bool:
+    """Whether the first words of a clause ("President of the Society of Indian Law Firms") name the role."""
+    return names_role(role, " ".join(words.split()[:6]))
+
+
+def _stated_names(role: Role, text: str) -> list[tuple[str, str]]:
+    """(name, descriptor) a sentence states the role with: in apposition ("E. SCOTT BRADLEY, Judge."), under a
+    title before it ("Judge E. Scott Bradley", "plaintiff John Monds"), as a defined term's party ('Acme, Inc.
+    ("Client")'), or by a copula ("Mr. Shah is the Chairman", "the defendant is Acme Corp.")."""
     out = []
-    text = ln.text
     for v in V.find_entities(text, set()):
         if v.kind != "name":
             continue
         name = v.text.rstrip(",")
-        after = text[v.start + len(name):]
+        after, before = text[v.start + len(name):], text[:v.start]
+        words = name.split()
         if (m := _APPOSED.match(after)) and (names_role(role, m.group("role")) and (
                 m.group("role")[:1].isupper() or re.match(r"(?i)the\s", m.group("role")))):
             out.append((name, ""))
         elif (m := _DEFINED.match(after)) and names_role(role, m.group("role")):
             out.append((name, m.group(0)))
-        words = name.split()
-        for i in range(1, min(3, len(words) - 1) + 1):  # "Judge E. Scott Bradley": the title, then the name
-            if names_role(role, " ".join(words[:i])) and len(words) - i >= 2:
-                out.append((" ".join(words[i:]), ""))
-                break
+        elif (m := _COPULA_AFTER.match(after)) and _role_of(role, m.group("role")) and len(words) >= 2:
+            out.append((name, ""))
+        elif (m := _ROLE_BEFORE.search(before)) and names_role(role, m.group("role")) and len(words) >= 2:
+            out.append((name, ""))
+        elif (m := re.search(r"(?:^|\s)([a-z][\w-]+)\s+$", before)) and names_role(role, m.group(1)) \
+                and len(words) >= 2:
+            out.append((name, ""))  # "plaintiff John Monds"
         else:
-            before = re.search(r"(?:^|\s)(?:the\s+)?([a-z][\w-]+)\s+$", text[:v.start])
-            if before and names_role(role, before.group(1)) and len(words) >= 2:
-                out.append((name, ""))  # "plaintiff John Monds"
+            for i in range(1, min(3, len(words) - 2) + 1):  # "Judge E. Scott Bradley": the title, then the name
+                # a title ends its word ("Plaintiffs-Appellees-" / "Cross Appellants," is one role on two lines)
+                if names_role(role, " ".join(words[:i])) and words[i][:1].isupper() and not words[i - 1].endswith(
+                        "-") and not _PREPOSITION.search(
+                        f" {' '.join(words[:i + 1])} "):
+                    out.append((" ".join(words[i:]), ""))
+                    break
     return out
 
 
@@ -147,10 +173,11 @@ def pick_role(r: Reader, role: Role) -> list[Pick]:
         for k, ln in enumerate(rows):
             if _is_role_line(role, ln.text) and (block := _block_names(rows, k)):
                 found.append(([(n, d) for n, d, _ in block], [x for _, _, x in block] + [ln]))
-            elif (lv := r.label_pair(ln)) and names_role(role, lv[0]) and (name := _whole_name(lv[1]) or lv[1]):
-                found.append(([(name.strip(), "")], [ln]))
-            elif named := _line_names(role, ln):
-                found.append((named, [ln]))
+            elif (lv := r.label_pair(ln)) and names_role(role, lv[0]) and (name := _whole_name(lv[1])):
+                found.append(([(name, "")], [ln]))
+        for sent in r.sents[rows[0].pidx] if rows else []:
+            if named := _stated_names(role, re.sub(r"\xad\s*", "", sent.text)):  # "Integ\xad rity": one word
+                found.append((named, list(dict.fromkeys(sent.lines))))
     # the question's other words scope the role ("the governor ... on the last page", "the CEO of Acme"): the
     # passage that states the role names them too
     rest = [w for w in r.terms.words if not matched([w], set(role.words) | stems(role.kind))]
