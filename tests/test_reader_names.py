@@ -120,3 +120,24 @@ def test_a_group_defined_collectively_is_not_its_last_name():
     a = answer(q("Who is the defendant?", "entity", ["defendant"]), [passage("p1", 1, [
         "Mayor Dell Tush, David King, and Richard Hanewinckel (collectively, the \u201cDefendants\u201d) moved."])])
     assert a.value != "Richard Hanewinckel"
+
+
+def test_a_name_wrapped_at_a_line_break_is_read_whole():
+    a = answer(q("Which court heard the federal claims?", "entity", ["court", "federal claims"]), [passage("p1", 2, [
+        "The town and its officers answered the federal claims before the United States District",
+        "Court for the District of Delaware in July."])])
+    assert a.value == "United States District Court for the District of Delaware"
+    assert "Court for the District" in a.evidence[0].quote
+
+
+def test_a_line_of_capitals_ends_its_name():
+    a = answer(q("What type of court is noted on the cover page?", "entity", ["type", "court"]),
+               [passage("p1", 0, ["C A N A D A", "SUPERIOR COURT", "(Class Action)", "PROVINCE OF ONTARIO"])])
+    assert a.value == "SUPERIOR COURT"
+
+
+def test_a_month_after_a_name_and_a_full_stop_are_not_the_names():
+    assert [v.text for v in V.find_entities("It was heard by the District Court in July.", set())
+            if v.kind == "name"] == ["District Court"]
+    assert [v.text for v in V.find_entities("Walton represented the town in the Federal Case.", set())
+            if v.kind == "name"] == ["Walton", "Federal Case"]

@@ -262,6 +262,13 @@ def find_entities(text: str, skip_words: set[str]) -> list[Value]:
                 or any(d.start <= start < d.end for d in dates)):
             continue
         phrase = phrase.strip()
+        while m_end := re.search(r"\s+(?:of|and|for|the|&|in|on)\s+([\w'’&-]+)\.?$", phrase):
+            if m_end.group(1).lower() not in _STARTERS:
+                break
+            phrase = phrase[:m_end.start()]  # "Delaware in July": a month or a starter word ends the name before it
+        last = phrase.rsplit(None, 1)[-1]
+        if last.endswith(".") and "." not in last[:-1] and len(last) > 4:
+            phrase = phrase[:-1]  # the sentence's full stop, not an abbreviation's ("Co.", "Jr.", "U.S.")
         if (form := _LEGAL_FORM_AFTER.match(text, start + len(phrase))) and "," in form.group(0):
             phrase, taken = text[start:form.end()], form.end()  # "Acme Holdings, Inc.": the form is its name's
         out.append(Value(phrase, "name", start, start + len(phrase)))
