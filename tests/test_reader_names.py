@@ -141,3 +141,10 @@ def test_a_month_after_a_name_and_a_full_stop_are_not_the_names():
             if v.kind == "name"] == ["District Court"]
     assert [v.text for v in V.find_entities("Walton represented the town in the Federal Case.", set())
             if v.kind == "name"] == ["Walton", "Federal Case"]
+
+
+def test_a_signature_block_with_labels():
+    block = passage("p1", 40, ["SIGNATURES", "Apex Widgets, Inc.", "By: /s/ Priya Raman", "Name: Priya Raman",
+                               "Title: Senior Vice President, Chief Financial Officer", "Date: May 3, 2023"])
+    a = answer(q("Who is the chief financial officer?", "entity", ["chief financial officer"]), [block])
+    assert a.value == "Priya Raman"

@@ -81,7 +81,12 @@ def names_role(role: Role, label: str) -> bool:
     return False
 
 
+# a signature block's labels and mark before a name or a role: "By: /s/ Jane Doe", "Name: Jane Doe", "Title: CEO"
+_LEAD_LABEL = re.compile(r"^\s*(?:[A-Z][a-z]+(?:\s[a-z]+)?\s*:\s*)?(?:/s/\s*)?")
+
+
 def _is_role_line(role: Role, text: str) -> bool:
+    text = _LEAD_LABEL.sub("", text)
     words = text.strip(" ,.;:").split()
     return bool(words) and all(_TITLE_WORD.match(w.strip(",.;:")) for w in words) and names_role(role, text)
 
@@ -89,7 +94,7 @@ def _is_role_line(role: Role, text: str) -> bool:
 def _whole_name(text: str) -> str | None:
     """The line as one name ("LIBERTARIAN PARTY OF GEORGIA, INC.,", "Rick Scott"), else None: a name of two or more
     words covering the line."""
-    core = text.strip().rstrip(",;")
+    core = _LEAD_LABEL.sub("", text).strip().rstrip(",;")
     names = [v for v in V.find_entities(core, set()) if v.kind == "name"]
     if not names or names[0].start != 0 or core[names[0].end:].strip(" ,.") or len(names[0].text.split()) < 2:
         return None
@@ -100,7 +105,7 @@ def _block_names(rows: list[PLine], k: int) -> list[tuple[str, str, PLine]]:
     """(name, descriptor, line) of the name lines just above the role line ``rows[k]``, a lower-case descriptor
     under a name ("an individual,", "a Georgia nonprofit corporation,") read as that name's."""
     out: list[tuple[str, str, PLine]] = []
-    desc = ""
+    desc, seen_label = "", False
     for j in range(k - 1, max(-1, k - 9), -1):
         text = rows[j].text.strip()
         if _SEPARATOR.match(text):
@@ -108,9 +113,11 @@ def _block_names(rows: list[PLine], k: int) -> list[tuple[str, str, PLine]]:
         if text[:1].islower() and len(text.split()) <= 12:
             desc = f"{text} {desc}".strip()
             continue
+        labelled = bool(_LEAD_LABEL.match(text).group(0).strip())
         name = _whole_name(text)
-        if name is None:
-            break
+        if name is None or seen_label and not labelled:
+            break  # not a name; or the principal above a signer's "By: /s/ ..." lines
+        seen_label = seen_label or labelled
         out.insert(0, (name, desc, rows[j]))
         desc = ""
     return out
