@@ -148,3 +148,19 @@ def test_a_signature_block_with_labels():
                                "Title: Senior Vice President, Chief Financial Officer", "Date: May 3, 2023"])
     a = answer(q("Who is the chief financial officer?", "entity", ["chief financial officer"]), [block])
     assert a.value == "Priya Raman"
+
+
+CASE = ["Superior Court of Vermont.", "Re: Martin OKAFOR", "v.", "VERMONT STATE ETHICS", "COMMISSION.",
+        "C.A. No. 19A-02-004.", "Dear Counsel:"]
+
+
+@pytest.mark.parametrize("role,name", [("defendant", "VERMONT STATE ETHICS COMMISSION"), ("plaintiff", "Martin OKAFOR")])
+def test_a_caption_names_the_plaintiff_then_the_defendant_around_its_v(role, name):
+    a = answer(q(f"Who is the {role} of this case?", "entity", [role, "case"]), [passage("p1", 0, CASE + ["Case"])])
+    assert (a.answer_found, a.value) == (True, name)
+
+
+def test_a_cited_case_is_not_the_documents_caption():
+    a = answer(q("Who is the defendant?", "entity", ["defendant"]), [passage("p1", 6, [
+        "explained in our prior decision, see Anderson v. Celebrezze, 460 U.S. 780, 787 (1983), and"])])
+    assert not a.answer_found

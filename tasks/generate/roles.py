@@ -106,7 +106,7 @@ def _block_names(rows: list[PLine], k: int) -> list[tuple[str, str, PLine]]:
     under a name ("an individual,", "a Georgia nonprofit corporation,") read as that name's."""
     out: list[tuple[str, str, PLine]] = []
     desc, seen_label = "", False
-    for j in range(k - 1, max(-1, k - 9), -1):
+    for j in range(k - 1, max(-1, k - 21), -1):
         text = rows[j].text.strip()
         if _SEPARATOR.match(text):
             break  # "versus": the other side's names
@@ -171,6 +171,58 @@ def _stated_names(role: Role, text: str) -> list[tuple[str, str]]:
     return out
 
 
+# A case is named "A v. B": the party that brings it, then the party that answers it (the appeal's sides, appellant
+# and appellee, keep neither place)
+_SIDES = ({"plaintiff", "petitioner", "claimant", "complainant"}, {"defendant", "respondent"})
+_VERSUS_LINE = re.compile(r"(?i)^\s*(?:v|vs|versus)\.?\s*$")
+_VERSUS_IN = re.compile(r"^(?P<a>.+?)\s+(?:v|vs)\.\s+(?P<b>.+?)[,.]?\s*$")
+
+
+def _party(lines: list[str]) -> str | None:
+    """A party's name from its caption lines ("Re: Diane HANSON"; "DELAWARE STATE PUBLIC INTEGRITY" /
+    "COMMISSION."), else None: capitalised words only, no figure, no role word."""
+    text = " ".join(_LEAD_LABEL.sub("", t).strip() for t in lines).strip(" ,.;")
+    words = text.split()
+    if not 2 <= len(words) <= 10 or re.search(r"\d", text) or not all(_TITLE_WORD.match(w.strip(",.")) for w in words):
+        return None
+    return None if stems(text) & (_SIDES[0] | _SIDES[1]) else text
+
+
+def _case_parties(rows: list[PLine], k: int) -> tuple[str, str] | None:
+    """The two parties a caption names around the "v." of line ``k``, or in the line itself ("A v. B")."""
+    if m := _VERSUS_IN.match(rows[k].text):
+        a, b = _party([m.group("a")]), _party([m.group("b")])
+        return (a, b) if a and b else None
+    if not _VERSUS_LINE.match(rows[k].text):
+        return None
+    above = []
+    for j in range(k - 1, max(-1, k - 4), -1):
+        if rows[j].text.rstrip().endswith(".") or not _party([rows[j].text]) and len(rows[j].text.split()) > 1:
+            break
+        above.insert(0, rows[j].text)
+    below = []
+    for j in range(k + 1, min(len(rows), k + 4)):
+        below.append(rows[j].text)
+        if re.search(r"[.,]\s*$", rows[j].text):
+            break  # the party's name ends at its line's full stop or comma
+    a, b = _party(above), _party(below)
+    return (a, b) if a and b else None
+
+
+def pick_party(r: Reader, role: Role) -> list[Pick]:
+    """The party a case's caption names on the asked side of its "v." ("Who is the defendant?" -> the second),
+    on the document's first pages, where a caption stands; one answer only where every caption agrees."""
+    side = next((i for i, words in enumerate(_SIDES) if len(role.words) == 1 and matched(role.words, words)), None)
+    if side is None:
+        return []
+    out = []
+    for rows in r.by_passage:
+        for k, ln in enumerate(rows):
+            if ln.page <= 1 and (parties := _case_parties(rows, k)):
+                out.append(Pick(parties[side], rows[max(0, k - 2): k + 3], 2.4 - 0.03 * ln.pidx, 0.75, 2, "party", 0.6))
+    return out if len({p.value.lower() for p in out}) == 1 else []
+
+
 def pick_role(r: Reader, role: Role) -> list[Pick]:
     """The names the passages state the asked role with (see the module docstring); a question that asks the name
     as a company's ("What company is a plaintiff?") keeps the names whose legal form or descriptor is a company's.
@@ -199,4 +251,4 @@ def pick_role(r: Reader, role: Role) -> list[Pick]:
         names = list(dict.fromkeys(n.strip(" ,;") for n, _ in named))
         if names:
             out.append(Pick("; ".join(names), lines, 2.5 - 0.03 * lines[0].pidx, 0.75, 2, "role", 0.6))
-    return out
+    return out or pick_party(r, role)
