@@ -75,7 +75,8 @@ def test_a_title_before_the_name():
 @pytest.mark.parametrize("text,role", [
     ("Who is the defendant of this case?", ["defendant"]), ("What company is a plaintiff?", ["plaintiff"]),
     ("What is the name of the governor?", ["governor"]), ("Who produced the report?", None),
-    ("What is the name of the company that audits the fund?", None), ("Who is the plaintiff's attorney?",
+    ("What is the name of the company that audits the fund?", None),
+    ("What is the name of the branch that has the least leaves?", None), ("Who is the plaintiff's attorney?",
                                                                       ["plaintiff", "attorney"])])
 def test_the_role_a_question_asks_a_name_by(text, role):
     got = asked_role(text)
@@ -164,3 +165,16 @@ def test_a_cited_case_is_not_the_documents_caption():
     a = answer(q("Who is the defendant?", "entity", ["defendant"]), [passage("p1", 6, [
         "explained in our prior decision, see Anderson v. Celebrezze, 460 U.S. 780, 787 (1983), and"])])
     assert not a.answer_found
+
+
+def test_a_role_after_a_dash_and_a_relative_clause_that_selects_by_deed():
+    a = answer(q("Who is the chief executive officer?", "entity", ["chief executive officer"]),
+               [passage("p1", 2, ["Leadership team", "Tomas Eriksen – Chief Executive Officer", "Lena Voss – Chair"])])
+    assert a.value == "Tomas Eriksen"
+
+
+def test_a_defined_term_wrapped_over_two_lines():
+    a = answer(q("Who is the client?", "entity", ["client"]), [passage("p1", 0, [
+        "This Services Agreement is entered into by Harlow Freight, LLC, a Texas limited",
+        'liability company ("Client"), and Nimbus Data Co. ("Provider"), as of May 1, 2023.'])])
+    assert a.value == "Harlow Freight, LLC"

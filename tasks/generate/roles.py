@@ -57,7 +57,10 @@ def asked_role(q_text: str) -> Role | None:
         if m := pattern.search(q_text):
             words = [stem(w) for w in re.findall(r"[a-z][\w-]*", m.group("role").lower().replace("'s", ""))
                      if w not in STOPWORDS]
-            if words and m.group("role").lower().split()[-1] not in _KINDS:
+            # "the name of the branch that has the least leaves": a relative clause selects the name by a deed, the
+            # noun before it only says its kind
+            deed = re.match(r"(?i)\s+(?:that|which|who|whom|whose|with|having)\b", q_text[m.end("role"):])
+            if words and m.group("role").lower().split()[-1] not in _KINDS and not deed:
                 kind = (m.groupdict().get("kind") or m.groupdict().get("kind2") or "").lower()
                 return Role(words, kind, m.group("role"))
     return None
@@ -123,7 +126,7 @@ def _block_names(rows: list[PLine], k: int) -> list[tuple[str, str, PLine]]:
     return out
 
 
-_APPOSED = re.compile(r"^\s*,\s*(?P<role>(?:(?:the|a|an)\s+)?[\w'’-]+(?:\s+[\w'’&-]+){0,4}?)\s*(?:[,.;]|$)")
+_APPOSED = re.compile(r"^\s*(?:,|\s[-–—]|[–—])\s*(?P<role>(?:(?:the|a|an)\s+)?[\w'’-]+(?:\s+[\w'’&-]+){0,4}?)\s*(?:[,.;]|$)")
 _DEFINED = re.compile(r"^\s*(?:,\s*(?:a|an|the)\s+[^,()]{1,60}?)?,?\s*\(\s*(?:the\s+)?[\"“]?(?P<role>[^\"”(),]{2,40}?)[\"”]?\s*\)")
 # "Mr. Shah is the Chairman of the Board", "Walton, who was the attorney for Hanson", "appointed Lee as auditor"
 _COPULA_AFTER = re.compile(r"(?i)^\s*,?\s*(?:who\s+)?(?:is|was|has been|had been|will be|became|serves as|served as|"
@@ -137,10 +140,12 @@ def _role_of(role: Role, words: str) -> bool:
     return names_role(role, " ".join(words.split()[:6]))
 
 
-def _stated_names(role: Role, text: str) -> list[tuple[str, str]]:
-    """(name, descriptor) a sentence states the role with: in apposition ("E. SCOTT BRADLEY, Judge."), under a
-    title before it ("Judge E. Scott Bradley", "plaintiff John Monds"), as a defined term's party ('Acme, Inc.
-    ("Client")'), or by a copula ("Mr. Shah is the Chairman", "the defendant is Acme Corp.")."""
+def _stated_names(role: Role, text: str, prose: bool) -> list[tuple[str, str]]:
+    """(name, descriptor) a line states the role with: in apposition ("E. SCOTT BRADLEY, Judge."), under a title
+    before it ("Judge E. Scott Bradley", "plaintiff John Monds"), as a defined term's party ('Acme, Inc.
+    ("Client")'); or a sentence (``prose``), by a copula ("Mr. Shah is the Chairman", "the defendant is Acme
+    Corp."). A line's break ends an apposition or a title: "Tomas Eriksen – Chief Executive Officer" / "Lena Voss"
+    are two lines of a list."""
     out = []
     for v in V.find_entities(text, set()):
         if v.kind != "name":
@@ -148,15 +153,17 @@ def _stated_names(role: Role, text: str) -> list[tuple[str, str]]:
         name = v.text.rstrip(",")
         after, before = text[v.start + len(name):], text[:v.start]
         words = name.split()
-        if (m := _APPOSED.match(after)) and (names_role(role, m.group("role")) and (
+        if prose:  # a defined term's party is prose too: 'Acme Corp., a Delaware' / 'corporation ("Client")'
+            if (m := _DEFINED.match(after)) and names_role(role, m.group("role")):
+                out.append((name, m.group(0)))
+            elif (m := _COPULA_AFTER.match(after)) and _role_of(role, m.group("role")) and len(words) >= 2 or (
+                    m := _ROLE_BEFORE.search(before)) and names_role(role, m.group("role")) and len(words) >= 2:
+                out.append((name, ""))
+        elif (m := _APPOSED.match(after)) and (names_role(role, m.group("role")) and (
                 m.group("role")[:1].isupper() or re.match(r"(?i)the\s", m.group("role")))):
             out.append((name, ""))
         elif (m := _DEFINED.match(after)) and names_role(role, m.group("role")):
             out.append((name, m.group(0)))
-        elif (m := _COPULA_AFTER.match(after)) and _role_of(role, m.group("role")) and len(words) >= 2:
-            out.append((name, ""))
-        elif (m := _ROLE_BEFORE.search(before)) and names_role(role, m.group("role")) and len(words) >= 2:
-            out.append((name, ""))
         elif (m := re.search(r"(?:^|\s)([a-z][\w-]+)\s+$", before)) and names_role(role, m.group(1)) \
                 and len(words) >= 2:
             out.append((name, ""))  # "plaintiff John Monds"
@@ -164,8 +171,7 @@ def _stated_names(role: Role, text: str) -> list[tuple[str, str]]:
             for i in range(1, min(3, len(words) - 2) + 1):  # "Judge E. Scott Bradley": the title, then the name
                 # a title ends its word ("Plaintiffs-Appellees-" / "Cross Appellants," is one role on two lines)
                 if names_role(role, " ".join(words[:i])) and words[i][:1].isupper() and not words[i - 1].endswith(
-                        "-") and not _PREPOSITION.search(
-                        f" {' '.join(words[:i + 1])} "):
+                        "-") and not _PREPOSITION.search(f" {' '.join(words[:i + 1])} "):
                     out.append((" ".join(words[i:]), ""))
                     break
     return out
@@ -234,8 +240,10 @@ def pick_role(r: Reader, role: Role) -> list[Pick]:
                 found.append(([(n, d) for n, d, _ in block], [x for _, _, x in block] + [ln]))
             elif (lv := r.label_pair(ln)) and names_role(role, lv[0]) and (name := _whole_name(lv[1])):
                 found.append(([(name, "")], [ln]))
+            elif named := _stated_names(role, ln.text, False):
+                found.append((named, [ln]))
         for sent in r.sents[rows[0].pidx] if rows else []:
-            if named := _stated_names(role, re.sub(r"\xad\s*", "", sent.text)):  # "Integ\xad rity": one word
+            if named := _stated_names(role, re.sub(r"\xad\s*", "", sent.text), True):  # "Integ\xad rity": one word
                 found.append((named, list(dict.fromkeys(sent.lines))))
     # the question's other words scope the role ("the governor ... on the last page", "the CEO of Acme"): the
     # passage that states the role names them too
