@@ -8,7 +8,9 @@ A role is stated next to its name in a few layouts every kind of document uses:
 - an apposition: "E. SCOTT BRADLEY, Judge.", "Acme Corp., the seller,";
 - a title before the name: "Judge E. Scott Bradley", "plaintiff John Monds";
 - a defined term: 'Acme Corp., a Delaware corporation ("Client")';
-- a label: "Plaintiff: John Monds".
+- a label: "Plaintiff: John Monds", a signature block's "By: /s/ Jane Doe" / "Title: Chief Financial Officer";
+- a copula or an article: "Mr. Shah is the Chairman of the Board", "the defendant, Acme Corp.,";
+- a case's caption "A v. B": the plaintiff (petitioner) first, the defendant (respondent) after it.
 
 In "Attorney for Plaintiff" the role is the attorney's: the asked role must be named before any "for"/"of"."""
 
@@ -224,9 +226,20 @@ def pick_party(r: Reader, role: Role) -> list[Pick]:
     out = []
     for rows in r.by_passage:
         for k, ln in enumerate(rows):
-            if ln.page <= 1 and (parties := _case_parties(rows, k)):
+            if ln.page <= 1 and (parties := _case_parties(rows, k)) and _in_scope(r, role, [ln]):
                 out.append(Pick(parties[side], rows[max(0, k - 2): k + 3], 2.4 - 0.03 * ln.pidx, 0.75, 2, "party", 0.6))
     return out if len({p.value.lower() for p in out}) == 1 else []
+
+
+def _in_scope(r: Reader, role: Role, lines: list[PLine]) -> bool:
+    """The question's other words scope the role ("the governor ... on the last page", "the CEO of Acme"): the
+    passage that states the role names them too, and is on the page the question names. What "this" points at
+    ("the defendant of this case") is the document itself, no scope."""
+    deictic = stems(" ".join(re.findall(r"(?i)\b(?:this|these)\s+([a-z]+)", r.q_text)))
+    rest = [w for w in r.terms.words if not matched([w], set(role.words) | stems(role.kind) | deictic)]
+    pool = set().union(r.titles[lines[0].pidx], *(x.stems for x in r.by_passage[lines[0].pidx]))
+    return len(matched(rest, pool)) >= (len(rest) if len(rest) <= 2 else -(-2 * len(rest) // 3)) and (
+        r.only_page is None or lines[0].page == r.only_page)
 
 
 def pick_role(r: Reader, role: Role) -> list[Pick]:
@@ -245,14 +258,9 @@ def pick_role(r: Reader, role: Role) -> list[Pick]:
         for sent in r.sents[rows[0].pidx] if rows else []:
             if named := _stated_names(role, re.sub(r"\xad\s*", "", sent.text), True):  # "Integ\xad rity": one word
                 found.append((named, list(dict.fromkeys(sent.lines))))
-    # the question's other words scope the role ("the governor ... on the last page", "the CEO of Acme"): the
-    # passage that states the role names them too
-    rest = [w for w in r.terms.words if not matched([w], set(role.words) | stems(role.kind))]
     out = []
     for named, lines in found:
-        pool = set().union(r.titles[lines[0].pidx], *(x.stems for x in r.by_passage[lines[0].pidx]))
-        if len(matched(rest, pool)) < (len(rest) if len(rest) <= 2 else -(-2 * len(rest) // 3)) or (
-                r.only_page is not None and lines[0].page != r.only_page):
+        if not _in_scope(r, role, lines):
             continue
         if role.kind in _COMPANY_NOUNS:
             named = [(n, d) for n, d in named if _CORPORATE.search(n) or _CORPORATE.search(d)]
