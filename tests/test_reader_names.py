@@ -178,3 +178,9 @@ def test_a_defined_term_wrapped_over_two_lines():
         "This Services Agreement is entered into by Harlow Freight, LLC, a Texas limited",
         'liability company ("Client"), and Nimbus Data Co. ("Provider"), as of May 1, 2023.'])])
     assert a.value == "Harlow Freight, LLC"
+
+
+def test_a_role_not_stated_says_so():
+    a = answer(q("Who is the defendant of this case?", "entity", ["defendant", "case"]),
+               [passage("p1", 4, ["Walton represented the individual defendants in the Federal Case."])])
+    assert not a.answer_found and "stated as the defendant" in a.caveats[0]
