@@ -184,3 +184,16 @@ def test_a_role_not_stated_says_so():
     a = answer(q("Who is the defendant of this case?", "entity", ["defendant", "case"]),
                [passage("p1", 4, ["Walton represented the individual defendants in the Federal Case."])])
     assert not a.answer_found and "stated as the defendant" in a.caveats[0]
+
+
+def test_which_case_asks_a_case_name():
+    statement = ["The board never determined whether her immunity defense would outweigh the conflict. FN54 The",
+                 "board did conclude that she could argue it."]
+    a = answer(q('Which case is related to the statement that "The board never determined whether her immunity '
+                 'defense would outweigh the conflict."?', "entity", ["case", "board", "immunity", "defense"]),
+               [passage("p1", 12, statement)])
+    assert not a.answer_found
+    a = answer(q("Which case held that the signature requirement was valid?", "entity",
+                 ["case", "signature requirement", "valid"]),
+               [passage("p1", 6, ["The signature requirement was held valid in Jenness v. Fortson, 403 U.S. 431."])])
+    assert a.value == "Jenness v. Fortson"

@@ -100,6 +100,22 @@ def _continued(r: Reader, ln: PLine, v: V.Value) -> V.Value | None:
     return V.Value(f"{v.text} {opens.text}", v.kind, v.start, v.end) if opens else v
 
 
+_CASE_ASK = re.compile(r"(?i)\b(?:which|what)\s+(?:[a-z]+\s+)?(?:case|lawsuit|precedent)\b(?!\s+(?:number|no\b|#))")
+_CASE_NAME = re.compile(r"(?:[A-Z][\w.'’&-]*\s+){0,4}[A-Z][\w.'’&-]*,?\s+v\.\s+(?:[A-Z][\w.'’&-]*\s*){1,5}")
+
+
+def pick_case(r: Reader) -> list[Pick]:
+    """Case names ("Wong v. Allison") in the sentences that carry the question's terms."""
+    out = []
+    for ss in r.sents:
+        for s in ss:
+            cov, n = r.coverage(s)
+            for ln in dict.fromkeys(s.lines) if n else []:
+                for m in _CASE_NAME.finditer(ln.text):
+                    out.append(Pick(m.group(0).strip(" ,"), [ln], 1.5 * cov + 0.5 - 0.03 * ln.pidx, cov, n, "case", 0.5))
+    return out
+
+
 def pick_entity(r: Reader) -> list[Pick]:
     """Names in the sentences that carry the question's terms; a name made only of question words is not an
     answer; a name next to the noun the question asks for ("which state" -> "the State of Delaware") is preferred.
@@ -152,6 +168,8 @@ def pick_entity(r: Reader) -> list[Pick]:
                     shown = [ln] if v.text in ln.text else [ln, r.by_passage[ln.pidx][r.by_passage[ln.pidx].index(ln) + 1]]
                     out.append(Pick(v.text, shown, 1.5 * cov + pref - 0.03 * ln.pidx, cov, max(n, v.kind in labelled), v.kind,
                                     0.5 if pref >= 0.5 else 0.3))
+    if _CASE_ASK.search(r.q_text):  # "which case": a case is named "A v. B", another name is a party or a place
+        out = [p for p in out if _CASE_NAME.fullmatch(p.value)] + pick_case(r)
     return out
 
 
