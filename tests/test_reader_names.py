@@ -197,3 +197,10 @@ def test_which_case_asks_a_case_name():
                  ["case", "signature requirement", "valid"]),
                [passage("p1", 6, ["The signature requirement was held valid in Jenness v. Fortson, 403 U.S. 431."])])
     assert a.value == "Jenness v. Fortson"
+
+
+def test_the_signer_is_the_name_the_text_marks_as_signed():
+    page = passage("p1", 15, ["I declare under penalty of perjury that the foregoing is true.", "Respectfully submitted,",
+                              "/s/ Marcus Linde", "Special Agent", "Federal Bureau of Investigation"])
+    a = answer(q("Which officer verified and signed the complaint?", "entity", ["officer", "verified", "signed"]), [page])
+    assert a.value == "Marcus Linde"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from tasks.generate import values as V
-from tasks.generate.roles import asked_role, pick_role
+from tasks.generate.roles import asked_role, pick_role, pick_signer
 from tasks.generate.sentences import STOPWORDS, PLine, matched, stem, stems
 from tasks.generate.typed import SHORT_LINE_WORDS, Pick, Reader
 
@@ -123,6 +123,8 @@ def pick_entity(r: Reader) -> list[Pick]:
     the other names of a sentence that mentions defendants are not the defendant."""
     if role := asked_role(r.q_text):
         return pick_role(r, role)
+    if signers := pick_signer(r):  # "who signed ...": the names the text marks as signed
+        return signers
     skip = {stem(w) for w in r.q_stems} | STOPWORDS
     out = pick_acronym(r) + pick_keyed(r) + pick_titled(r)
     noun = r.asked.entity_noun

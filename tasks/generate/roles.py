@@ -268,3 +268,24 @@ def pick_role(r: Reader, role: Role) -> list[Pick]:
         if names:
             out.append(Pick("; ".join(names), lines, 2.5 - 0.03 * lines[0].pidx, 0.75, 2, "role", 0.6))
     return out or pick_party(r, role)
+
+
+_SIGN_ASK = re.compile(r"(?i)\b(?:signed|signs|sign|signatory|signatories|signer|signature)\b")
+# the text layer marks a signature: "/s/ Jane Doe", "By: Jane Doe"
+_SIGNED = re.compile(r"^\s*(?:By\s*:\s*)?/s/\s*|^\s*By\s*:\s*(?=[A-Z])")
+
+
+def pick_signer(r: Reader) -> list[Pick]:
+    """ "Who signed the complaint?": the names the passages mark as signed ("/s/ Jane Doe", "By: Jane Doe"), the
+    signers of one passage one answer ("A; B"), on the page the question names (a signature page seldom repeats what
+    it signs)."""
+    if not _SIGN_ASK.search(r.q_text):
+        return []
+    out = []
+    for rows in r.by_passage:
+        lines = [ln for ln in rows if _SIGNED.match(ln.text) and _whole_name(_SIGNED.sub("", ln.text))]
+        names = list(dict.fromkeys(_whole_name(_SIGNED.sub("", ln.text)) for ln in lines))
+        if names and (r.only_page is None or lines[0].page == r.only_page):
+            out.append(Pick("; ".join(n for n in names if n), lines, 2.4 - 0.03 * lines[0].pidx, 0.75, 2, "signer", 0.6))
+    return out
+
