@@ -8,7 +8,8 @@ answer is ``answer_found = False`` with the best passage's sentence as evidence 
 confidence that says how close that passage came. It also abstains where it cannot support a value it found: a
 question that selects by rank when the value's text states no ranking, a number whose passage names none of the
 years or codes the question scopes it to, one side of a comparison, an identifier without digits. Lists, counted
-steps and counts read from a list of the counted noun are read by ``lists.py``. A single typed value tied to the
+steps and counts read from a list of the counted noun are read by ``lists.py``; a name asked by its role ("Who is
+the defendant?") only where the text states that role with it, by ``roles.py``. A single typed value tied to the
 question's terms is complete (the sequential loop stops there); a list or a comparison is never complete from a
 single passage; a multi-part question is never complete from one extracted value. Deterministic; named as what it
 is (not an LLM).
@@ -50,6 +51,7 @@ from tasks.generate.names import (
     pick_entity,
 )
 from tasks.generate.normalise import normalise_value
+from tasks.generate.roles import asked_role, pick_role
 from tasks.generate.ranked import pick_consequence, pick_order, pick_ordinal, pick_ranked
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
@@ -249,6 +251,11 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
             items, lines, cov = values
             return _answer("; ".join(items), lines, True, cov >= COMPLETE_COVERAGE and not single, cov,
                            [f"the {len(items)} values stated together in one sentence"])
+        if not found and (role := asked_role(r.q_text)) and (named := pick_role(r, role)):
+            # "which judges' opinions": the names the passages state the role with ("E. SCOTT BRADLEY, Judge.")
+            names = list(dict.fromkeys(n for p in named for n in p.value.split("; ")))
+            return _answer("; ".join(names), [ln for p in named for ln in p.lines], True, False, 0.75,
+                           [f"the names stated as the {role.text}"])
         if not found:
             return abstain(r, f"no list of items stated near {_near(r)}")
         if single:
@@ -306,6 +313,9 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         # never complete (its sentence does not name the question's terms)
         return _answer(sole.value, sole.lines, True, False, sole.coverage,
                        [f"the only time limit stated in the passages; its sentence does not name {_near(r)}"])
+    if not _found(best) and asked.cls == "entity" and (role := asked_role(r.q_text)):
+        return abstain(r, f"no name stated as the {role.text} (by a caption, a signature, an apposition, a title, "
+                          f"a label or a copula); other names near the word are not the {role.text}")
     if not _found(best):
         where = "in the passages" if not picks else f"near {_near(r)}"
         return abstain(r, f"no {asked.describe()} stated {where}")

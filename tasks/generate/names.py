@@ -7,14 +7,18 @@ from __future__ import annotations
 import re
 
 from tasks.generate import values as V
-from tasks.generate.sentences import STOPWORDS, matched, stem, stems
-from tasks.generate.typed import Pick, Reader
+from tasks.generate.roles import asked_role, pick_role, pick_signer
+from tasks.generate.sentences import STOPWORDS, PLine, matched, stem, stems
+from tasks.generate.typed import SHORT_LINE_WORDS, Pick, Reader
 
 # Term evidence a value's sentence needs: found at FOUND_* (coverage share or matched words), complete at COMPLETE_*.
 FOUND_COVERAGE, FOUND_WORDS = 0.3, 3
 COMPLETE_COVERAGE, COMPLETE_WORDS = 0.5, 4
 _HEADING_LINE = re.compile(r"^\s*(?:(?:ARTICLE|PART|SECTION|CHAPTER|Article|Part|Section|Chapter)\s+[IVXLC\d]+\b|"
                            r"\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z][^.]{0,60}$|[A-Z][A-Z &,-]{3,}$)")
+# a sentence or clause break inside a phrase: not one name; an initial ("E. Scott Bradley"), a title ("Dr. Lee") or
+# a company's legal form after a comma ("Acme, Inc.") is not a break
+_BREAK = re.compile(rf"(?<!\b[A-Z])(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr))(?<!\bMrs)(?<!\bProf)[.:]\s|,\s(?!(?i:{V.LEGAL_FORMS})\b)")
 _CUES = {
     "identifier": re.compile(r"phone|telephone|\btel\b|\bfax\b|\bnumber\b|\bcode\b|\bid\b|zip|postcode"),
     "contact": re.compile(r"e-?mail|website|\burl\b|web ?site|address|homepage"),
@@ -73,9 +77,54 @@ def pick_keyed(r: Reader) -> list[Pick]:
     return out
 
 
+def _wraps(ln: PLine, v: V.Value) -> bool:
+    """Whether a line of prose (with lower-case words) ends in the name: a short line (a title, a signature's name
+    over its role) or a line of capitals ("C A N A D A") ends its name."""
+    words = ln.text.split()
+    return (v.kind == "name" and not ln.text[v.end:].strip() and len(words) > SHORT_LINE_WORDS
+            and sum(w[:1].islower() for w in words) >= 2)
+
+
+def _continued(r: Reader, ln: PLine, v: V.Value) -> V.Value | None:
+    """A name a line of prose ends in goes on with the name the next line opens with ("before the United States
+    District" / "Court for the District of Delaware" -> one name): a wrapped line's break is not a name's end, and
+    the next line's opening words are no name of their own (None)."""
+    rows = r.by_passage[ln.pidx]
+    k = rows.index(ln)
+    if v.kind == "name" and v.start == 0 and k and any(_wraps(rows[k - 1], u) for u in V.find_entities(
+            rows[k - 1].text, set())):
+        return None
+    if k + 1 >= len(rows) or not _wraps(ln, v):
+        return v
+    opens = next((c for c in V.find_entities(rows[k + 1].text, set()) if c.kind == "name" and c.start == 0), None)
+    return V.Value(f"{v.text} {opens.text}", v.kind, v.start, v.end) if opens else v
+
+
+_CASE_ASK = re.compile(r"(?i)\b(?:which|what)\s+(?:[a-z]+\s+)?(?:case|lawsuit|precedent)\b(?!\s+(?:number|no\b|#))")
+_CASE_NAME = re.compile(r"(?:[A-Z][\w.'’&-]*\s+){0,4}[A-Z][\w.'’&-]*,?\s+v\.\s+(?:[A-Z][\w.'’&-]*\s*){1,5}")
+
+
+def pick_case(r: Reader) -> list[Pick]:
+    """Case names ("Wong v. Allison") in the sentences that carry the question's terms."""
+    out = []
+    for ss in r.sents:
+        for s in ss:
+            cov, n = r.coverage(s)
+            for ln in dict.fromkeys(s.lines) if n else []:
+                for m in _CASE_NAME.finditer(ln.text):
+                    out.append(Pick(m.group(0).strip(" ,"), [ln], 1.5 * cov + 0.5 - 0.03 * ln.pidx, cov, n, "case", 0.5))
+    return out
+
+
 def pick_entity(r: Reader) -> list[Pick]:
     """Names in the sentences that carry the question's terms; a name made only of question words is not an
-    answer; a name next to the noun the question asks for ("which state" -> "the State of Delaware") is preferred."""
+    answer; a name next to the noun the question asks for ("which state" -> "the State of Delaware") is preferred.
+    A name asked by its role ("Who is the defendant?") is only one the text states that role with (``roles.py``):
+    the other names of a sentence that mentions defendants are not the defendant."""
+    if role := asked_role(r.q_text):
+        return pick_role(r, role)
+    if signers := pick_signer(r):  # "who signed ...": the names the text marks as signed
+        return signers
     skip = {stem(w) for w in r.q_stems} | STOPWORDS
     out = pick_acronym(r) + pick_keyed(r) + pick_titled(r)
     noun = r.asked.entity_noun
@@ -94,8 +143,10 @@ def pick_entity(r: Reader) -> list[Pick]:
                 if lv and matched(r.terms.words, stems(lv[0])):
                     out.append(Pick(lv[1], [ln], 1.5 * cov + 0.5, cov, n, "label", 0.5))
                 for v in V.find_entities(ln.text, skip):
+                    if (v := _continued(r, ln, v)) is None:
+                        continue
                     words = [w for w in re.findall(r"[\w'’.&-]+", v.text) if w.lower() not in STOPWORDS]
-                    if not words or all(stem(w) in skip for w in words) or re.search(r"[.:,]\s", v.text) \
+                    if not words or all(stem(w) in skip for w in words) or _BREAK.search(v.text) \
                             or V.find_dates(v.text) or re.match(r"[\u00ad-]\s*$", ln.text[v.end:]):
                         continue  # question words only, a sentence break or a date: not a name
                     n_words = len(v.text.split())
@@ -116,8 +167,11 @@ def pick_entity(r: Reader) -> list[Pick]:
                             rf"(?i)\b{re.escape(noun[:5])}\w*\s+of\s+{re.escape(v.text)}|"
                             rf"{re.escape(v.text)}\s+{re.escape(noun[:5])}", ln.text)):
                         pref += 0.6
-                    out.append(Pick(v.text, [ln], 1.5 * cov + pref - 0.03 * ln.pidx, cov, max(n, v.kind in labelled), v.kind,
+                    shown = [ln] if v.text in ln.text else [ln, r.by_passage[ln.pidx][r.by_passage[ln.pidx].index(ln) + 1]]
+                    out.append(Pick(v.text, shown, 1.5 * cov + pref - 0.03 * ln.pidx, cov, max(n, v.kind in labelled), v.kind,
                                     0.5 if pref >= 0.5 else 0.3))
+    if _CASE_ASK.search(r.q_text):  # "which case": a case is named "A v. B", another name is a party or a place
+        out = [p for p in out if _CASE_NAME.fullmatch(p.value)] + pick_case(r)
     return out
 
 

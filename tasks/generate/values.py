@@ -83,6 +83,10 @@ DATE_PATTERNS: list[tuple[str, float, re.Pattern]] = [
     ("year", 2.0, re.compile(rf"\b{_YEAR}\b")),
 ]
 
+# a company's legal form ("Acme Holdings, Inc.", "LIBERTARIAN PARTY OF GEORGIA, INC."): the end of its name
+LEGAL_FORMS = (r"inc|incorporated|llc|l\.l\.c|ltd|limited|corp|corporation|company|co|llp|l\.l\.p|lp|l\.p|plc|"
+               r"gmbh|n\.a|s\.a|ag")
+_LEGAL_FORM_AFTER = re.compile(rf"(?i),?\s+(?:{LEGAL_FORMS})\b\.?(?!\w)")
 _SMALL = {"of", "and", "for", "the", "&", "in", "on", "de", "du", "la", "to", "at", "a", "an", "und", "der"}
 _NAME_RE = re.compile(r"(?:[A-Z][\w'’.&-]*|[A-Z]{2,})(?:\s+(?:(?:of|and|for|the|&|de|du|la|in|on)\s+)*"
                       r"(?:[A-Z][\w'’.&-]*|[A-Z]{2,}|\d+))*")
@@ -226,8 +230,10 @@ def expand_acronym(text: str, acronym: str) -> Value | None:
             if w[0].lower() != letters[k]:
                 break
             k, j = k + 1, j + 1
-        if k == len(letters) and words[j - 1].group(0).upper() != acronym:
-            start, end = words[i].start(), words[j - 1].end()
+        start, end = words[i].start(), words[j - 1].end()
+        # the words of one phrase: not the acronym itself, nor words across a comma or a clause break
+        if k == len(letters) and acronym not in {w.group(0).upper() for w in words[i:j]} \
+                and not re.search(r"[,;:()]|[.!?]\s", text[start:end]):
             return Value(text[start:end], "acronym", start, end)
     return None
 
@@ -240,8 +246,11 @@ def find_entities(text: str, skip_words: set[str]) -> list[Value]:
     for m in _QUOTED_RE.finditer(text):
         out.append(Value(m.group(1).strip(), "quoted", m.start(1), m.end(1)))
     dates = find_dates(text)
+    taken = 0  # the end of a name extended over its legal form: the form is not a name of its own
     for m in _NAME_RE.finditer(text):
         start, phrase = m.start(), m.group(0)
+        if start < taken:
+            continue
         while True:  # drop sentence starters and months: "The 2015 Report" -> "Report"
             first = re.match(r"([\w'’.&-]+)\s*", phrase)
             if not first or first.group(1).lower() not in _STARTERS or first.end() == len(phrase):
@@ -252,7 +261,17 @@ def find_entities(text: str, skip_words: set[str]) -> list[Value]:
         if (not kept or len(phrase.strip()) < 2 or _CUR_RE.match(phrase) or phrase.lower() in _STARTERS
                 or any(d.start <= start < d.end for d in dates)):
             continue
-        out.append(Value(phrase.strip(), "name", start, start + len(phrase.strip())))
+        phrase = phrase.strip()
+        while m_end := re.search(r"\s+(?:of|and|for|the|&|in|on)\s+([\w'’&-]+)\.?$", phrase):
+            if m_end.group(1).lower() not in _STARTERS:
+                break
+            phrase = phrase[:m_end.start()]  # "Delaware in July": a month or a starter word ends the name before it
+        last = phrase.rsplit(None, 1)[-1]
+        if last.endswith(".") and "." not in last[:-1] and len(last) > 4:
+            phrase = phrase[:-1]  # the sentence's full stop, not an abbreviation's ("Co.", "Jr.", "U.S.")
+        if (form := _LEGAL_FORM_AFTER.match(text, start + len(phrase))) and "," in form.group(0):
+            phrase, taken = text[start:form.end()], form.end()  # "Acme Holdings, Inc.": the form is its name's
+        out.append(Value(phrase, "name", start, start + len(phrase)))
     for m in _ID_RE.finditer(text):
         if any(d.start <= m.start() < d.end for d in dates):
             continue
