@@ -25,25 +25,24 @@ from tasks.generate.prompts import (
     build_generation_request,
 )
 from tasks.llm.client import LLMCallFailed
-from tasks.llm.local_server import LocalLlamaServer, default_cache_dir, fetch_model
+from tasks.llm.local_server import LocalLlamaServer, default_cache_dir, fetch_model, llama_server_path
 from tasks.providers import make_clients
 from warehouse.db import Warehouse
 from warehouse.runs import start_run
 
 pytestmark = pytest.mark.local_llm
 QIDS = ("s01", "s04")  # two single-value sample questions
-BINARY = default_cache_dir() / "llama-server"
 PROFILE = "lenient"  # a weak model's relevances are low: give its primaries a chance to reach generation
 
 
 @pytest.fixture(scope="module")
 def server():
-    binaries = sorted(BINARY.glob("*/bin/llama-server"))
+    binary = llama_server_path()
     model = default_cache_dir() / "models"
-    if not binaries or not any(model.glob("*.gguf")):
+    if not binary.is_file() or not any(model.glob("*.gguf")):
         pytest.skip(f"no llama-server / model under {default_cache_dir()}: run `arbiter llm serve --prepare-only` "
                     "(builds once, 10-35 min) or .ci/run")
-    with LocalLlamaServer(binaries[-1], fetch_model(), ctx_size=4096) as srv:
+    with LocalLlamaServer(binary, fetch_model(), ctx_size=4096) as srv:
         yield srv
 
 

