@@ -229,12 +229,12 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     asked: Asked = asked_class(question)
     if asked.multi_part and asked.cls != "list" and (parts := answer_parts(question, passages)) is not None:
         return parts
-    if (then := pick_consequence(Reader(question, passages, asked))) is not None:  # before the computed-value
-        return _answer(then[0], then[1], True, True, 0.8, [])  # check: "if ... less than 1.5 A" is a condition
+    r = Reader(question, passages, asked)  # the passages as sentences, read once for every pick below
+    if (then := pick_consequence(r)) is not None:  # before the computed-value check: "if ... less than 1.5 A"
+        return _answer(then[0], then[1], True, True, 0.8, [])  # is a condition
     printed = "\n".join(ln.get("text") or "" for p in passages for ln in p.get("lines") or [])
     if why := reader_cannot_state(question.get("text") or "", printed):
-        return abstain(Reader(question, passages, asked), why)
-    r = Reader(question, passages, asked)
+        return abstain(r, why)
     if (nth := pick_ordinal(r)) is not None:
         return _answer(nth[0], nth[1], True, False, 0.6, [f"counted in the section {nth[1][0].passage.get('section')!r}"])
     if (order := pick_order(r)) is not None:
