@@ -21,6 +21,7 @@ its quantity by a formula or asks one quantity relative to another is never answ
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -179,9 +180,10 @@ def question_period(text: str) -> tuple[int | str | None, int, bool] | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _acronyms(text: str) -> set[str]:
-    return {re.sub(r"[&/-]", "", t) for t in re.findall(r"\b[A-Z][A-Za-z]*(?:[&/-]?[A-Z])+\b", text)
-            if sum(ch.isupper() for ch in t) >= 2}
+@functools.lru_cache(maxsize=256)  # the question's, asked again for every row of every table scored
+def _acronyms(text: str) -> frozenset[str]:
+    return frozenset(re.sub(r"[&/-]", "", t) for t in re.findall(r"\b[A-Z][A-Za-z]*(?:[&/-]?[A-Z])+\b", text)
+                     if sum(ch.isupper() for ch in t) >= 2)
 
 
 def _letters(label: str) -> list[str]:
@@ -194,7 +196,7 @@ def _initials(label: str) -> str:
     return "".join(_letters(label))
 
 
-def _spelled(label: str, acronyms: set[str]) -> int:
+def _spelled(label: str, acronyms: frozenset[str]) -> int:
     """Words of the label that an acronym of the question spells, consecutive ("PP&E": "Property, plant and
     equipment" of "Property, plant and equipment, net")."""
     letters = _letters(label)
