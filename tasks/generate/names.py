@@ -70,7 +70,7 @@ def pick_keyed(r: Reader) -> list[Pick]:
             continue  # absent, or a code every line repeats: it keys no single row
         for ln in on:
             rest = re.sub(rf"(?<![\w-]){re.escape(key)}(?![\w-])", " ", ln.text)
-            rest = re.sub(r"^\s*(?:\d{1,3}[.)]|[-•*])\s+", "", rest)  # the row's number or bullet
+            rest = V.ROW_MARKER.sub("", rest)
             for v in V.find_entities(rest, STOPWORDS):
                 if v.kind == "name" and not _ROW_KEY.fullmatch(v.text):
                     out.append(Pick(v.text.strip(" ,;:"), [ln], 1.5 + 0.6 - 0.03 * ln.pidx, 0.75, 1, "keyed", 0.5))

@@ -32,7 +32,6 @@ _ASKS_TIME = re.compile(r"(?i)\b(?:how long|long(?:est)?|short(?:est)?|duration|
                         r"days?)\b")
 _ASKS_MONEY = re.compile(r"(?i)\b(?:costs?|price|fees?|fund\w*|spend\w*|budget|revenue|income|paid|pay)\b")
 _ASKS_PERCENT = re.compile(r"(?i)%|\bpercent|\bshare\b|\brate\b")
-_MARKER = re.compile(r"^\s*(?:\d{1,3}[.)]|[-•*▪●○])\s+")
 MIN_ROWS = 3
 MAX_GAP = 2  # lines between two rows of one table (a name broken over a line, a note)
 
@@ -78,12 +77,12 @@ def _rows(r: Reader, lines: list[PLine]) -> list[tuple[int, str, Row]]:
         if len(values) != 1:
             continue
         v, (kind, key) = values[0]
-        name = _MARKER.sub("", ln.text[: v.start]).strip(" :–—-,")
+        name = V.ROW_MARKER.sub("", ln.text[: v.start]).strip(" :–—-,")
         row_lines = (ln,)
         above = lines[k - 1].text.strip() if k else ""
         if k and above and len(above.split()) <= 6 and not V.find_amounts(above) and not above.endswith((".", ":")) \
                 and (not name or name[:1].islower() or above.endswith(("in", "of", "and", "for", "the", ":"))):
-            name = f"{_MARKER.sub('', above)} {name}".strip()
+            name = f"{V.ROW_MARKER.sub('', above)} {name}".strip()
             row_lines = (lines[k - 1], ln)
         if not re.search(r"[A-Za-z]", name) or not re.search(r"\b[A-Z]", name) or len(name.split()) > 12:
             continue
@@ -143,7 +142,7 @@ def _first_heading(r: Reader, phrase: str, contents: bool) -> PLine | None:
     the body's lines, or (``contents``) among a contents list's."""
     want = _fold(phrase)
     lines = [ln for rows in r.by_passage for ln in rows if r.is_reference_list(ln) == contents
-             and _fold(_MARKER.sub("", ln.text)).startswith(want)]
+             and _fold(V.ROW_MARKER.sub("", ln.text)).startswith(want)]
     return min(lines, key=lambda ln: (ln.passage.get("doc_id") or "", ln.line_no), default=None)
 
 

@@ -104,6 +104,8 @@ _ID_RE = re.compile(r"(?<![\w])\+?\(?\d[\d ()./-]{5,}\d(?![\w])")
 _QUOTED_RE = re.compile(r"[\"“”‘’']([^\"“”‘’']{3,120})[\"“”’']")
 _BULLET = r"[•·▪◦●○■□➢►▶✓✔\-\*–—]|\(?\d{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)]"
 BULLET_RE = re.compile(rf"^\s*(?:{_BULLET})\s+(?P<item>\S.*)$")
+# a row's own number or bullet before its text ("1. Little Rock AR01", "• Field Surveying 6 weeks")
+ROW_MARKER = re.compile(r"^\s*(?:\d{1,3}[.)]|[-•*▪●○])\s+")
 _ENUM_CUE = re.compile(r"(?i)(?:\binclud(?:e|es|ing)\b|\bsuch as\b|\bnamely\b|\bare\b|\bwere\b|:)\s*(?P<rest>.+)$")
 
 
