@@ -144,13 +144,45 @@ def instrument(meter: Meter) -> None:
     def timed_walk(*args, **kwargs):
         # the question loop alone: from the first question submitted to the last row written, without the set-up
         # answer_into does before it (parsing the question file, the first import of the model's SDK, the corpus)
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0, m0, k0 = time.perf_counter(), time.process_time(), machine_jiffies(), children_cpu()
         try:
             yield from walk(*args, **kwargs)
         finally:
             meter.t[("questions", "wall")] += time.perf_counter() - t0
             meter.t[("questions", "cpu")] += time.process_time() - c0
+            m1, k1 = machine_jiffies(), children_cpu()
+            meter.t[("machine", "busy")] = (m1[0] - m0[0]) / max(1, m1[1] - m0[1])
+            for pid, (cpu, cmd) in k1.items():
+                if pid in k0:
+                    meter.t[("children", cmd)] += cpu - k0[pid][0]
     answer_mod.process_concurrently = timed_walk
+
+
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, all) CPU ticks of the whole machine so far (Linux /proc/stat; zeros elsewhere)."""
+    try:
+        ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return 0, 0
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle + iowait
+    return sum(ticks) - idle, sum(ticks)
+
+
+def children_cpu() -> dict[int, tuple[float, str]]:
+    """CPU seconds so far of this process's child processes (the call processes), by pid, with their module."""
+    found: dict[int, tuple[float, str]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+            if int(fields[1]) != os.getpid():
+                continue
+            cmd = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        name = next((c.decode() for c in cmd if c.startswith(b"tasks.")),
+                    "the fake server" if b"--serve-fake" in cmd else "other")
+        found[int(stat.parent.name)] = ((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), name)
+    return found
 
 
 # -- the pure work ------------------------------------------------------------------------------------------------
@@ -283,6 +315,10 @@ def fake_llm_run(args, tmp: Path) -> None:
         cpu = meter.t[("questions", "cpu")]
         print(f"questions/s {qps:.2f}, ideal {ideal:.2f} (slots / (calls a question x latency)): {qps / ideal:.0%} "
               f"of ideal (goal >= 80%); question loop {loop:.2f}s, {cpu:.1f}s CPU of this process (all threads)")
+        beside = {cmd: t for (kind, cmd), t in meter.t.items() if kind == "children"}
+        print(f"beside this process, CPU a question: " + (", ".join(
+            f"{cmd} {1000 * t / summary['processed']:.1f} ms" for cmd, t in sorted(beside.items())) or "none")
+            + f"; the machine's cores {meter.t[('machine', 'busy')]:.0%} busy over the loop")
         print(f"with answer_into's set-up before the loop (question file, SDK import, corpus): {setup:.2f}s, "
               f"{summary['processed'] / setup:.2f} q/s, {summary['processed'] / setup / ideal:.0%} of ideal")
         # the questions' Python work runs under one interpreter lock: one core's worth at most, whatever the slots

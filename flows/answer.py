@@ -91,9 +91,12 @@ def build_context(wh: Warehouse, run_id: str, settings: Settings, regime: str, p
     # question; a bad tokenizer setting still fails each count with its hint
     with contextlib.suppress(UnknownEncodingError):
         get_encoding(settings.llm.tokenizer)
-    return PipelineContext(wh=wh, run_id=run_id, settings=settings, corpus=CorpusCache(wh, settings),
-                           vectors=vectors if embedder else None, embedder=embedder, arbiter=arb, generator=gen,
-                           regime=regime, profile=profile, stop_after=stop_after)
+    ctx = PipelineContext(wh=wh, run_id=run_id, settings=settings, corpus=CorpusCache(wh, settings),
+                          vectors=vectors if embedder else None, embedder=embedder, arbiter=arb, generator=gen,
+                          regime=regime, profile=profile, stop_after=stop_after)
+    for client in (arb, gen):  # a call process started with its client has had the set-up above to get ready
+        client.wait_ready()
+    return ctx
 
 
 def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings, *, data_root: Path | None,
@@ -133,6 +136,8 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
         finally:  # stopped (SIGTERM) or done: questions not started are dropped, those finished or in flight land
             if hasattr(outcomes, "close"):
                 outcomes.close()
+            ctx.arbiter.close()
+            ctx.generator.close()
     failed = failures(wh, run_id)
     return {"run_id": run_id, "questions": len(rows), "processed": len(todo), "statuses": dict(statuses),
             "failures": len(failed), "failure_examples": failed[:console.FAILURES_SHOWN],

@@ -66,6 +66,9 @@ class LLMSettings(BaseModel):
     durable_log: bool = Field(True, description="each llm_calls row is on disk before the call returns (journaled "
                               "beside the warehouse, inserted in batches; a killed run's rows are inserted on the next "
                               "open). False: no journal, rows of a killed run's last ~0.1 s are lost")
+    call_process: bool = Field(True, description="the openai SDK's calls run in a child process, beside this one's "
+                               "interpreter lock (tasks/llm/call_process.py); logging, retries and validation stay "
+                               "here. False: the calls run in this process")
 
 
 class ArbiterSettings(BaseModel):

@@ -230,8 +230,19 @@ class LLMClient:
         if self.call_log is not None:
             self.call_log.flush()
 
+    def wait_ready(self) -> None:
+        """Wait for the providers that start something before their first call (the openai provider's call
+        process): once, in a run's set-up."""
+        for provider in (self.provider, self.fallback):
+            if callable(getattr(provider, "wait_ready", None)):
+                provider.wait_ready()
+
     def close(self) -> None:
+        """Flush the call log, and end what the providers hold open (the call process of the openai provider)."""
         self.flush()
+        for provider in (self.provider, self.fallback):
+            if callable(getattr(provider, "close", None)):
+                provider.close()
 
     def __enter__(self) -> "LLMClient":
         return self
