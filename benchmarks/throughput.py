@@ -316,7 +316,7 @@ def fake_llm_run(args, tmp: Path) -> None:
         print(f"questions/s {qps:.2f}, ideal {ideal:.2f} (slots / (calls a question x latency)): {qps / ideal:.0%} "
               f"of ideal (goal >= 80%); question loop {loop:.2f}s, {cpu:.1f}s CPU of this process (all threads)")
         beside = {cmd: t for (kind, cmd), t in meter.t.items() if kind == "children"}
-        print(f"beside this process, CPU a question: " + (", ".join(
+        print("beside this process, CPU a question: " + (", ".join(
             f"{cmd} {1000 * t / summary['processed']:.1f} ms" for cmd, t in sorted(beside.items())) or "none")
             + f"; the machine's cores {meter.t[('machine', 'busy')]:.0%} busy over the loop")
         print(f"with answer_into's set-up before the loop (question file, SDK import, corpus): {setup:.2f}s, "
