@@ -240,6 +240,20 @@ def test_prepare_passage_reads_lines_with_context_on_the_same_page(wh):
     assert missing.lines_source == "retrieval_text"
 
 
+def test_a_passage_that_opens_its_page_mid_sentence_carries_the_previous_pages_end(wh):
+    # "PKG" / "10" / "introduces ...": the subject was printed on the page before; its number is left out
+    rows = [(1, 20, "The bridge model is trained."), (1, 21, "more strategies like repetition. Furthermore, PKG"),
+            (2, 22, "10"), (2, 23, "introduces an innovative method for integrating knowledge"),
+            (2, 24, "into white-box models via directive fine-tuning.")]
+    for page, n, text in rows:
+        wh.execute("INSERT INTO lines VALUES ('r', ?, ?, ?, ?, [0,0,1,1], 10, false, 0)", [DOC, page, n, text])
+    gp_ = prepare_passage(wh, passage("c", 2, ["10", "introduces an innovative method"], 22, 0.9))
+    assert [(ln.line_no, ln.page) for ln in gp_.lines] == [(21, 1), (23, 2), (24, 2)]
+    # a page that opens on a sentence of its own carries nothing over
+    wh.execute("INSERT INTO lines VALUES ('r', ?, 3, 25, 'Results are shown below.', [0,0,1,1], 10, false, 0)", [DOC])
+    assert [ln.line_no for ln in prepare_passage(wh, passage("c", 3, ["Results are shown below."], 25, 0.9)).lines] == [25]
+
+
 def test_sequential_step_fixed_overhead_is_small():
     # what every sequential step pays besides its one passage: instruction, question, shape, mode line, framing
     # (the pre-#5 prompt paid ~330 tokens here; a sequential run pays it once per step)

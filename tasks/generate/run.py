@@ -4,11 +4,13 @@ Idempotent per (run_id, question_id, regime): a regime whose row is already ``ok
 one is redone and its row replaced. A not-found RetrievalResult gets an answer row with exit ``not_found`` and no
 call. A failed call gives a row with status ``failed`` and the error (also in ``errors``); the other regime still
 runs. Generation reads each passage's own lines from the warehouse with ``context_lines`` on either side (same
-pages only), so values printed next to the matched line (table cells, label/value pairs) are visible.
+pages only), so values printed next to the matched line (table cells, label/value pairs) are visible; a passage
+that opens its page in the middle of a sentence also gets the previous page's end of that sentence.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +38,9 @@ from warehouse.runs import record_error
 
 DEFAULT_CONTEXT_LINES = 2
 MAX_PASSAGE_LINES = 40
+CARRY_LINES = 4  # the previous page's lines a sentence carried over a page break may need
+TOKEN = re.compile(r"[A-Za-z]{2,}")
+PROSE_WORDS = 4
 REGIME_CHOICES = ("auto", "batch", "sequential", "both")
 
 
@@ -64,6 +69,23 @@ def _window(rows: list[dict[str, Any]], p: RetrievedPassage) -> list[dict[str, A
     return rows[start:start + MAX_PASSAGE_LINES]
 
 
+def _carried_over(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The previous page's last lines when the passage opens its page in the middle of a sentence ("introduces an
+    innovative method ..." under the page number): the sentence's subject was printed there. Back to the line
+    after the last sentence end, at most CARRY_LINES."""
+    text = [r for r in rows if re.search(r"[A-Za-z]", r["text"] or "")]
+    if not text or not re.match(r"^\s*[a-z]", text[0]["text"]):
+        return []
+    before = [r for r in rows if r["line_no"] < text[0]["line_no"]]
+    if any(len(TOKEN.findall(r["text"] or "")) > 2 for r in before):
+        return []  # the page's own lines come first: the sentence began on this page
+    prev = lines_text(wh, p.doc_id, max(0, rows[0]["line_no"] - CARRY_LINES), rows[0]["line_no"] - 1)
+    prev = [r for r in prev if r["page"] == text[0]["page"] - 1]
+    start = max((i + 1 for i, r in enumerate(prev) if re.search(r"[.!?:]\s*$", r["text"] or "")), default=0)
+    prose = [len(TOKEN.findall(r["text"] or "")) >= PROSE_WORDS for r in (prev[-1:] + text[:1])]
+    return prev[start:] if len(prose) == 2 and all(prose) else []  # a sentence of prose on both sides of the break
+
+
 def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEFAULT_CONTEXT_LINES
                     ) -> GenerationPassage:
     """A passage with numbered lines: its range (plus context on the same pages) from ``lines``, or, when the
@@ -71,6 +93,10 @@ def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEF
     rows = lines_text(wh, p.doc_id, max(0, p.line_start - context_lines), p.line_end + context_lines)
     inner_pages = {r["page"] for r in rows if p.line_start <= r["line_no"] <= p.line_end}
     rows = [r for r in rows if p.line_start <= r["line_no"] <= p.line_end or r["page"] in inner_pages]
+    if carried := _carried_over(wh, p, rows):
+        # the page's furniture between the sentence's two halves (its number) is left out: the sentence reads whole
+        first = next(r["line_no"] for r in rows if re.search(r"[A-Za-z]", r["text"] or ""))
+        rows = carried + [r for r in rows if r["line_no"] >= first]
     source = "warehouse"
     if inner_pages:
         lines = [PassageLine(line_no=r["line_no"], page=r["page"], text=r["text"]) for r in _window(rows, p)]
