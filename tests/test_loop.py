@@ -31,6 +31,7 @@ from tasks.llm.tokens import count_messages, count_tokens
 from warehouse.llm_log import flush_calls
 from warehouse.prices import load_prices
 from warehouse.runs import start_run
+from tests.test_reader_examples import answer as extract
 
 DOC = "d" * 64
 
@@ -252,6 +253,25 @@ def test_a_passage_that_opens_its_page_mid_sentence_carries_the_previous_pages_e
     # a page that opens on a sentence of its own carries nothing over
     wh.execute("INSERT INTO lines VALUES ('r', ?, 3, 25, 'Results are shown below.', [0,0,1,1], 10, false, 0)", [DOC])
     assert [ln.line_no for ln in prepare_passage(wh, passage("c", 3, ["Results are shown below."], 25, 0.9)).lines] == [25]
+
+
+def test_a_passage_that_ends_inside_a_list_reads_the_rest_of_it_over_the_page_break(wh):
+    rows = [(5, 40, "UNIT 8: Managing People"), (5, 41, "ANSWER THESE LEARNING OUTCOMES:"),
+            (5, 42, "• How do firms recruit applicants?"), (5, 43, "• How do firms select applicants?"),
+            (6, 44, "Writer-ER Course Guide"), (6, 45, "• What is a labor union and what are some of the key"),
+            (6, 46, "negotiation issues?"), (6, 47, "• What trends affect labor relations?"),
+            (6, 48, "Unit 8 Key Assignments:"), (6, 49, "• Quiz 4")]
+    for page, n, text in rows:
+        wh.execute("INSERT INTO lines VALUES ('r', ?, ?, ?, ?, [0,0,1,1], 10, false, 0)", [DOC, page, n, text])
+    gp_ = prepare_passage(wh, passage("c", 5, ["UNIT 8: Managing People"], 40, 0.9), context_lines=2)
+    # the running header of page 6 left out; the list read to the line that ends it, and no further
+    assert [ln.line_no for ln in gp_.lines] == [40, 41, 42, 43, 45, 46, 47, 48]
+    a = extract(q("amount", text="How many learning outcomes should be answered in UNIT 8?",
+                 primary=["learning outcomes", "UNIT 8"]), [gp_])
+    assert (a.answer_found, a.value) == (True, "4")
+    # a passage that ends on prose reads no further
+    assert [ln.line_no for ln in prepare_passage(wh, passage("c", 6, ["Unit 8 Key Assignments:"], 48, 0.9),
+                                                 context_lines=0).lines] == [48]
 
 
 def test_sequential_step_fixed_overhead_is_small():

@@ -166,7 +166,8 @@ def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int
     passages may have more items."""
     doc, no = intro.passage.get("doc_id"), intro.line_no
     kind, count, lines, gap, last = None, 0, [], 0, ""
-    while (ln := by_line.get((doc, no := no + 1))) is not None:
+    while (ln := _next_line(by_line, doc, no)) is not None:
+        no = ln.line_no
         text = ln.text.strip()
         item = _item(text)
         if kind is None:
@@ -197,6 +198,15 @@ def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int
     else:
         return -1, lines  # the passages end inside the run: it may have more items
     return (count, lines) if count >= 2 else None
+
+
+def _next_line(by_line: dict[tuple[str, int], PLine], doc: str, no: int) -> PLine | None:
+    """The line after line ``no`` in the passages: the next line number or, over a page break, the first line held
+    within two more (generation leaves a page's furniture out of a list that runs over the break)."""
+    if (ln := by_line.get((doc, no + 1))) is not None or (prev := by_line.get((doc, no))) is None:
+        return ln
+    return next((ln for k in (no + 2, no + 3) if (ln := by_line.get((doc, k))) is not None and ln.page > prev.page),
+                None)
 
 
 def _resumes(by_line: dict[tuple[str, int], PLine], doc: str, no: int, kind: str, want: int, look: int = 6) -> bool:

@@ -41,6 +41,8 @@ MAX_PASSAGE_LINES = 40
 CARRY_LINES = 4  # the previous page's lines a sentence carried over a page break may need
 TOKEN = re.compile(r"[A-Za-z]{2,}")
 PROSE_WORDS = 4
+LIST_RUN_LINES = 20  # the most lines a list the passage ends inside is read on for
+_ITEM_MARK = re.compile(r"^\s*(?:[•·▪◦●○■□➢►▶✓✔*–—-]|\(?\d{1,2}[.)]|\(?[a-h][.)])\s+\S")
 REGIME_CHOICES = ("auto", "batch", "sequential", "both")
 
 
@@ -86,6 +88,27 @@ def _carried_over(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]
     return prev[start:] if len(prose) == 2 and all(prose) else []  # a sentence of prose on both sides of the break
 
 
+def _list_run_on(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rest of a list the passage ends inside (its last line an item, or an item's lower-case continuation):
+    the lines after it while they are items or continue one, over a page break (the new page's furniture before
+    its first item, a running header or a number, left out), and the line that ends the list, at most
+    LIST_RUN_LINES. A list's items are read, or counted, whole."""
+    marks = [bool(_ITEM_MARK.match(r["text"] or "")) for r in rows[-2:]]
+    if not marks or not (marks[-1] or (marks[0] and re.match(r"^\s*[a-z]", rows[-1]["text"] or ""))):
+        return []
+    out, skipped, page = [], 0, rows[-1]["page"]
+    for r in lines_text(wh, p.doc_id, rows[-1]["line_no"] + 1, rows[-1]["line_no"] + LIST_RUN_LINES):
+        text = r["text"] or ""
+        if _ITEM_MARK.match(text) or (re.match(r"^\s*[a-z]", text) and r["page"] == page):
+            out.append(r)
+            page = r["page"]
+        elif r["page"] != page and skipped < 2:
+            skipped += 1  # the next page's furniture before the list goes on
+        else:
+            return out + [r] if out else []  # the line that ends the list: the list is seen to end
+    return out
+
+
 def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEFAULT_CONTEXT_LINES
                     ) -> GenerationPassage:
     """A passage with numbered lines: its range (plus context on the same pages) from ``lines``, or, when the
@@ -97,6 +120,7 @@ def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEF
         # the page's furniture between the sentence's two halves (its number) is left out: the sentence reads whole
         first = next(r["line_no"] for r in rows if re.search(r"[A-Za-z]", r["text"] or ""))
         rows = carried + [r for r in rows if r["line_no"] >= first]
+    rows = rows + _list_run_on(wh, p, rows) if inner_pages else rows
     source = "warehouse"
     if inner_pages:
         lines = [PassageLine(line_no=r["line_no"], page=r["page"], text=r["text"]) for r in _window(rows, p)]
