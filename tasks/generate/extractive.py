@@ -34,7 +34,9 @@ from tasks.generate.asked import (
 from tasks.generate.cells import defines_quantity, on_dated_row, pick_cell
 from tasks.generate.lists import (
     NAME_COVERAGE,
+    STEP_COMPARISON,
     STEP_NOUNS,
+    compare_steps,
     names_only_the_noun,
     pick_counted,
     pick_list,
@@ -124,6 +126,8 @@ def pick_comparison(r: Reader, n_passages: int) -> tuple[str | None, list[PLine]
     sides = V.comparison_sides(r.q_text)
     if not sides:
         return None, [], False, 0.0, ["could not tell the two sides of the comparison from the question"]
+    if STEP_COMPARISON.search(r.q_text):
+        return compare_steps(r, sides, n_passages)
     found = []
     for side in sides:
         words = [stem(t) for t in TOKEN_RE.findall(side.lower()) if t not in STOPWORDS]

@@ -12,7 +12,7 @@ import re
 
 from tasks.generate import values as V
 from tasks.generate.normalise import WORD_NUMBERS, normalise_value
-from tasks.generate.sentences import PLine, matched, stem
+from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem
 from tasks.generate.typed import Reader
 
 NAME_COVERAGE = 0.75  # a name or a list is an answer only from a sentence that carries most of the question
@@ -103,11 +103,13 @@ def pick_list(r: Reader) -> tuple[list[str], list[PLine], float, int]:
 
 
 
-def pick_steps(r: Reader) -> tuple[int, list[PLine], float] | None:
-    """How many numbered steps follow the line that best covers the question's terms (the asked noun aside): the
-    run 1, 2, 3 ... counted until the numbering stops or restarts, across passages of the same section (a
-    procedure broken over a page). None when no such run follows a line that names the task."""
-    words = [w for w in r.terms.words if not w.startswith(STEP_NOUNS)]
+def pick_steps(r: Reader, words: list[str] | None = None) -> tuple[int, list[PLine], float] | None:
+    """How many numbered steps follow the line that best covers the question's terms (the asked noun aside), or
+    ``words`` (one side of a comparison): the run 1, 2, 3 ... counted until the numbering stops or restarts,
+    across passages of the same section (a procedure broken over a page). None when no such run follows a line
+    that names the task."""
+    if words is None:
+        words = [w for w in r.terms.words if not w.startswith(STEP_NOUNS)]
     rows = [ln for pidx, lines in enumerate(r.by_passage) for ln in lines]
     best: tuple[float, int] | None = None
     for k, ln in enumerate(rows):
@@ -134,6 +136,25 @@ def pick_steps(r: Reader) -> tuple[int, list[PLine], float] | None:
         elif n == 1 or count:
             break  # the numbering restarts (the next procedure) or jumps
     return (count, [rows[k], *lines], cov) if count >= 2 else None
+
+
+# "which has more steps, A or B": the two procedures' numbered steps are counted, not a number their lines print
+STEP_COMPARISON = re.compile(rf"(?i)\b(?:more|fewer|less)\s+(?:{'|'.join(STEP_NOUNS)})s?\b")
+
+
+def compare_steps(r: Reader, sides: tuple[str, str], n_passages: int
+                   ) -> tuple[str | None, list[PLine], bool, float, list[str]]:
+    """The side whose procedure has more (or fewer) numbered steps, each counted under the line that names it
+    best (``pick_steps`` on the side's words); no answer when a side has no counted run, both are counted under
+    one line, or the counts are equal."""
+    runs = [pick_steps(r, [stem(t) for t in TOKEN_RE.findall(side.lower()) if t not in STOPWORDS]) for side in sides]
+    if not all(runs) or runs[0][1][0] is runs[1][1][0] or runs[0][0] == runs[1][0]:
+        got = "; ".join(f"{side}: {run[0] if run else 'no numbered steps'}" for side, run in zip(sides, runs))
+        return None, [], False, 0.0, [f"could not tell the procedures' steps apart: {got}"]
+    (na, la, ca), (nb, lb, cb) = runs
+    more = not re.search(r"(?i)\b(?:fewer|less)\b", r.q_text)
+    value = sides[0] if (na > nb) == more else sides[1]
+    return value, [*la, *lb], n_passages >= 2, (ca + cb) / 2, [f"steps counted: {sides[0]}: {na}; {sides[1]}: {nb}"]
 
 
 def _item(text: str) -> tuple[str, int | None] | None:
