@@ -24,7 +24,7 @@ from tasks.generate.prompts import (
     passage_block,
 )
 from tasks.generate.router import Budget
-from tasks.generate.run import answer_question, prepare_passage
+from tasks.generate.run import answer_question, join_adjacent, prepare_passage
 from tasks.llm.base import LLMResult, TerminalLLMError
 from tasks.llm.client import LLMCallFailed, LLMClient
 from tasks.llm.tokens import count_messages, count_tokens
@@ -272,6 +272,19 @@ def test_a_passage_that_ends_inside_a_list_reads_the_rest_of_it_over_the_page_br
     # a passage that ends on prose reads no further
     assert [ln.line_no for ln in prepare_passage(wh, passage("c", 6, ["Unit 8 Key Assignments:"], 48, 0.9),
                                                  context_lines=0).lines] == [48]
+
+
+def test_passages_that_run_on_into_each_other_are_read_as_one_sequential_step():
+    # a procedure broken over a page: its steps in two passages, one of them right after the other
+    first = GenerationPassage(candidate_id="a", doc_id=DOC, page=8, line_start=10, line_end=12, role="supporting",
+                              lines=[PassageLine(line_no=n, page=8, text=f"line {n}") for n in (10, 11, 12)])
+    then = GenerationPassage(candidate_id="b", doc_id=DOC, page=9, line_start=13, line_end=14,
+                             lines=[PassageLine(line_no=n, page=9, text=f"line {n}") for n in (12, 13, 14)])
+    apart = gp(5)
+    joined = join_adjacent([first, apart, then])
+    assert [p.candidate_id for p in joined] == ["a", "c5"]
+    assert [ln.line_no for ln in joined[0].lines] == [10, 11, 12, 13, 14] and joined[0].role == "primary"
+    assert (joined[0].line_start, joined[0].line_end) == (10, 14)
 
 
 def test_sequential_step_fixed_overhead_is_small():

@@ -149,6 +149,27 @@ def reading_order(passages: list[GenerationPassage], result: RetrievalResult) ->
     return sorted(passages, key=lambda p: (rank.get(p.role, 1), p.candidate_id not in anchored))
 
 
+def join_adjacent(passages: list[GenerationPassage]) -> list[GenerationPassage]:
+    """Passages whose lines run on into each other (same document, the next line or overlapping: a procedure or a
+    list broken over a page) joined into the first of them, so a reader that sees one passage a step sees the
+    whole of it; a primary among them makes the joined passage primary."""
+    out: list[GenerationPassage] = []
+    for p in passages:
+        into = next((k for k in out if k.doc_id == p.doc_id and p.lines and k.lines
+                     and p.lines[0].line_no <= k.lines[-1].line_no + 1
+                     and k.lines[0].line_no <= p.lines[-1].line_no + 1), None)
+        if into is None:
+            out.append(p)
+            continue
+        lines = {ln.line_no: ln for ln in [*into.lines, *p.lines]}
+        merged = into.model_copy(update={
+            "lines": [lines[n] for n in sorted(lines)], "line_start": min(into.line_start, p.line_start),
+            "line_end": max(into.line_end, p.line_end), "role": "primary" if "primary" in (into.role, p.role)
+            else into.role})
+        out[out.index(into)] = merged
+    return out
+
+
 def sequential_budget(question: ParsedQuestion, passages: list[GenerationPassage], gen: GenerateSettings,
                       tokenizer: str) -> Budget:
     """The sequential regime's budget for a question, capped at the batch prompt over the same passages."""
@@ -208,8 +229,11 @@ def generate(wh: Warehouse, run_id: str, question: ParsedQuestion, result: Retri
         else:
             if passages is None:
                 passages = [prepare_passage(wh, p, context_lines) for p in result.passages()[: gen.top_k]]
-            shown = reading_order(passages, result) if regime == "sequential" and \
-                question.answer_shape in SINGLE_VALUE_SHAPES else passages
+            shown = passages
+            if regime == "sequential":  # one passage a step: passages that run on into each other read as one
+                shown = join_adjacent(passages)
+                if question.answer_shape in SINGLE_VALUE_SHAPES:
+                    shown = reading_order(shown, result)
             budget = rt.budget if regime == "batch" else sequential_budget(question, shown, gen, tokenizer)
             out = run_regime(regime, client, question, shown, budget, gen.max_output_tokens, tokenizer)
         rows.append(_row(run_id, question, rt, regime, out, reference, budget))
