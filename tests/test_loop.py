@@ -285,6 +285,11 @@ def test_passages_that_run_on_into_each_other_are_read_as_one_sequential_step():
     assert [p.candidate_id for p in joined] == ["a", "c5"]
     assert [ln.line_no for ln in joined[0].lines] == [10, 11, 12, 13, 14] and joined[0].role == "primary"
     assert (joined[0].line_start, joined[0].line_end) == (10, 14)
+    # two long chunks of one table are not joined past a passage's length: one step would cost too much
+    long = [GenerationPassage(candidate_id=c, doc_id=DOC, page=2, line_start=a, line_end=a + 29,
+                              lines=[PassageLine(line_no=n, page=2, text=f"row {n}") for n in range(a, a + 30)])
+            for c, a in (("x", 100), ("y", 130))]
+    assert [p.candidate_id for p in join_adjacent(long)] == ["x", "y"]
 
 
 def test_sequential_step_fixed_overhead_is_small():
