@@ -290,6 +290,9 @@ def test_passages_that_run_on_into_each_other_are_read_as_one_sequential_step():
                               lines=[PassageLine(line_no=n, page=2, text=f"row {n}") for n in range(a, a + 30)])
             for c, a in (("x", 100), ("y", 130))]
     assert [p.candidate_id for p in join_adjacent(long)] == ["x", "y"]
+    # two chunks of one page are read a step each, as retrieval cut them (no page break between them)
+    same_page = then.model_copy(update={"page": 8, "lines": [ln.model_copy(update={"page": 8}) for ln in then.lines]})
+    assert [p.candidate_id for p in join_adjacent([first, same_page])] == ["a", "b"]
 
 
 def test_sequential_step_fixed_overhead_is_small():

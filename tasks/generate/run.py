@@ -150,13 +150,13 @@ def reading_order(passages: list[GenerationPassage], result: RetrievalResult) ->
 
 
 def join_adjacent(passages: list[GenerationPassage]) -> list[GenerationPassage]:
-    """Passages whose lines run on into each other (same document, the next line or overlapping: a procedure or a
-    list broken over a page) joined into the first of them, so a reader that sees one passage a step sees the
+    """Passages on two pages whose lines run on into each other (same document, the next line or overlapping: a
+    procedure or a list broken over the page) joined into the first of them, so a reader that sees one passage a step sees the
     whole of it; a primary among them makes the joined passage primary. Never past MAX_PASSAGE_LINES: a long
     joined passage would cost a step more than the budget leaves for it."""
     out: list[GenerationPassage] = []
     for p in passages:
-        into = next((k for k in out if k.doc_id == p.doc_id and p.lines and k.lines
+        into = next((k for k in out if k.doc_id == p.doc_id and k.page != p.page and p.lines and k.lines
                      and p.lines[0].line_no <= k.lines[-1].line_no + 1
                      and k.lines[0].line_no <= p.lines[-1].line_no + 1
                      and len({ln.line_no for ln in [*k.lines, *p.lines]}) <= MAX_PASSAGE_LINES), None)
