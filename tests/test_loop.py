@@ -24,13 +24,14 @@ from tasks.generate.prompts import (
     passage_block,
 )
 from tasks.generate.router import Budget
-from tasks.generate.run import answer_question, prepare_passage
+from tasks.generate.run import answer_question, join_adjacent, prepare_passage
 from tasks.llm.base import LLMResult, TerminalLLMError
 from tasks.llm.client import LLMCallFailed, LLMClient
 from tasks.llm.tokens import count_messages, count_tokens
 from warehouse.llm_log import flush_calls
 from warehouse.prices import load_prices
 from warehouse.runs import start_run
+from tests.test_reader_examples import answer as extract
 
 DOC = "d" * 64
 
@@ -238,6 +239,60 @@ def test_prepare_passage_reads_lines_with_context_on_the_same_page(wh):
     missing = prepare_passage(wh, passage("c", 0, ["alpha", "beta"], 500, 0.9))
     assert [(ln.line_no, ln.text) for ln in missing.lines] == [(500, "alpha"), (501, "beta")]
     assert missing.lines_source == "retrieval_text"
+
+
+def test_a_passage_that_opens_its_page_mid_sentence_carries_the_previous_pages_end(wh):
+    # "PKG" / "10" / "introduces ...": the subject was printed on the page before; its number is left out
+    rows = [(1, 20, "The bridge model is trained."), (1, 21, "more strategies like repetition. Furthermore, PKG"),
+            (2, 22, "10"), (2, 23, "introduces an innovative method for integrating knowledge"),
+            (2, 24, "into white-box models via directive fine-tuning.")]
+    for page, n, text in rows:
+        wh.execute("INSERT INTO lines VALUES ('r', ?, ?, ?, ?, [0,0,1,1], 10, false, 0)", [DOC, page, n, text])
+    gp_ = prepare_passage(wh, passage("c", 2, ["10", "introduces an innovative method"], 22, 0.9))
+    assert [(ln.line_no, ln.page) for ln in gp_.lines] == [(21, 1), (23, 2), (24, 2)]
+    # a page that opens on a sentence of its own carries nothing over
+    wh.execute("INSERT INTO lines VALUES ('r', ?, 3, 25, 'Results are shown below.', [0,0,1,1], 10, false, 0)", [DOC])
+    assert [ln.line_no for ln in prepare_passage(wh, passage("c", 3, ["Results are shown below."], 25, 0.9)).lines] == [25]
+
+
+def test_a_passage_that_ends_inside_a_list_reads_the_rest_of_it_over_the_page_break(wh):
+    rows = [(5, 40, "UNIT 8: Managing People"), (5, 41, "ANSWER THESE LEARNING OUTCOMES:"),
+            (5, 42, "• How do firms recruit applicants?"), (5, 43, "• How do firms select applicants?"),
+            (6, 44, "Writer-ER Course Guide"), (6, 45, "• What is a labor union and what are some of the key"),
+            (6, 46, "negotiation issues?"), (6, 47, "• What trends affect labor relations?"),
+            (6, 48, "Unit 8 Key Assignments:"), (6, 49, "• Quiz 4")]
+    for page, n, text in rows:
+        wh.execute("INSERT INTO lines VALUES ('r', ?, ?, ?, ?, [0,0,1,1], 10, false, 0)", [DOC, page, n, text])
+    gp_ = prepare_passage(wh, passage("c", 5, ["UNIT 8: Managing People"], 40, 0.9), context_lines=2)
+    # the running header of page 6 left out; the list read to the line that ends it, and no further
+    assert [ln.line_no for ln in gp_.lines] == [40, 41, 42, 43, 45, 46, 47, 48]
+    a = extract(q("amount", text="How many learning outcomes should be answered in UNIT 8?",
+                 primary=["learning outcomes", "UNIT 8"]), [gp_])
+    assert (a.answer_found, a.value) == (True, "4")
+    # a passage that ends on prose reads no further
+    assert [ln.line_no for ln in prepare_passage(wh, passage("c", 6, ["Unit 8 Key Assignments:"], 48, 0.9),
+                                                 context_lines=0).lines] == [48]
+
+
+def test_passages_that_run_on_into_each_other_are_read_as_one_sequential_step():
+    # a procedure broken over a page: its steps in two passages, one of them right after the other
+    first = GenerationPassage(candidate_id="a", doc_id=DOC, page=8, line_start=10, line_end=12, role="supporting",
+                              lines=[PassageLine(line_no=n, page=8, text=f"line {n}") for n in (10, 11, 12)])
+    then = GenerationPassage(candidate_id="b", doc_id=DOC, page=9, line_start=13, line_end=14,
+                             lines=[PassageLine(line_no=n, page=9, text=f"line {n}") for n in (12, 13, 14)])
+    apart = gp(5)
+    joined = join_adjacent([first, apart, then])
+    assert [p.candidate_id for p in joined] == ["a", "c5"]
+    assert [ln.line_no for ln in joined[0].lines] == [10, 11, 12, 13, 14] and joined[0].role == "primary"
+    assert (joined[0].line_start, joined[0].line_end) == (10, 14)
+    # two long chunks of one table are not joined past a passage's length: one step would cost too much
+    long = [GenerationPassage(candidate_id=c, doc_id=DOC, page=2, line_start=a, line_end=a + 29,
+                              lines=[PassageLine(line_no=n, page=2, text=f"row {n}") for n in range(a, a + 30)])
+            for c, a in (("x", 100), ("y", 130))]
+    assert [p.candidate_id for p in join_adjacent(long)] == ["x", "y"]
+    # two chunks of one page are read a step each, as retrieval cut them (no page break between them)
+    same_page = then.model_copy(update={"page": 8, "lines": [ln.model_copy(update={"page": 8}) for ln in then.lines]})
+    assert [p.candidate_id for p in join_adjacent([first, same_page])] == ["a", "b"]
 
 
 def test_sequential_step_fixed_overhead_is_small():

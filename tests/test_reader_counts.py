@@ -5,6 +5,8 @@ it, or a list under another unit than the one asked is not counted."""
 
 from __future__ import annotations
 
+import pytest
+
 from tasks.generate.asked import asked_class
 from tasks.generate.lists import _stated_count, asked_values, pick_counted
 from tasks.generate.typed import Reader
@@ -214,4 +216,28 @@ def test_a_count_of_a_unit_of_measure_is_not_read_from_a_list():
     lines = ["Grams of coffee:", "• Use fresh beans", "• Grind just before brewing", "Cleaning", "Rinse daily."]
     a = answer(q("How many grams of coffee does the filter take?", "amount", ["grams", "coffee", "filter"]),
                [passage("g", 2, lines, start=10)])
+    assert not a.answer_found
+
+
+TRIM = passage("p1", 9, ["Removing the door trim", "To remove the trim piece:", "1. Remove all items from the shelf.",
+                         "2. Pull straight up on the trim piece at each", "end.", "To replace the trim piece:",
+                         "1. Locate each end of the trim piece.", "2. Push the trim piece down.",
+                         "3. Replace items on the shelf."], start=320, section="removing the door trim")
+CRISPER = passage("p2", 12, ["Removing the crisper", "To remove the crisper:", "1. Slide the crisper out to the stop.",
+                             "2. Lift the front slightly.", "3. Slide out the rest of the way.",
+                             "4. Replace in reverse order.", "Page 12"], start=433, section="removing the crisper")
+
+
+@pytest.mark.parametrize("ask,value", [("more", "to remove the crisper"), ("fewer", "To remove the trim piece")])
+def test_which_procedure_has_more_steps_counts_each_sides_numbered_steps(ask, value):
+    # each side's steps under the line that names it; the other procedure on the page ("To replace ...") not counted
+    a = answer(q(f"Which task has {ask} steps, To remove the trim piece or to remove the crisper?", "comparison",
+                 ["steps", "trim piece", "crisper"]), [TRIM, CRISPER])
+    assert (a.answer_found, a.value) == (True, value)
+    assert "trim piece: 2" in a.caveats[0] and "crisper: 4" in a.caveats[0]
+
+
+def test_a_side_without_numbered_steps_is_no_comparison():
+    a = answer(q("Which task has more steps, To remove the trim piece or to clean the filter?", "comparison",
+                 ["steps", "trim piece", "filter"]), [TRIM, CRISPER])
     assert not a.answer_found

@@ -34,7 +34,9 @@ from tasks.generate.asked import (
 from tasks.generate.cells import defines_quantity, on_dated_row, pick_cell
 from tasks.generate.lists import (
     NAME_COVERAGE,
+    STEP_COMPARISON,
     STEP_NOUNS,
+    compare_steps,
     names_only_the_noun,
     pick_counted,
     pick_list,
@@ -73,10 +75,41 @@ def _best(picks: list[Pick]) -> Pick | None:
     return max(picks, key=lambda p: (p.score, -p.lines[0].pidx, -p.lines[0].line_no), default=None)
 
 
+# a term the question quotes ("for label 'Contact.Meet'"): quote marks that open after a space and close before one
+_QUOTED_TERM = re.compile(r"(?:^|(?<=[\s(]))[\"“‘']([^\"“”‘’']{2,60})[\"”’'](?=[\s,.;:?)]|$)")
+MAX_ROW_LINES = 4
+
+
+def pick_keyed(r: Reader) -> list[Pick]:
+    """The row a term the question quotes keys: a line that opens with that term and goes on with words of its
+    own (a glossary, a two-column table: "Contact.Meet  The word {evt} triggers a MEET event: ..."). The value is
+    the rest of that line with the lines that carry its sentence on (they open in lower case), up to a sentence
+    end. The quoted term is the question's own name for the row, so the row answers it whatever words frame it."""
+    keys = [m.group(1).strip() for m in _QUOTED_TERM.finditer(r.q_text)]
+    out = []
+    for key in (k for k in keys if k):
+        head = re.compile(rf"^\s*[\"“‘']?{re.escape(key)}[\"”’']?[\s:–—-]+(?P<rest>\S.*)$", re.I)
+        for rows in r.by_passage:
+            for k, ln in enumerate(rows):
+                m = head.match(ln.text)
+                if not m or len(TOKEN_RE.findall(m.group("rest").lower())) < 3:
+                    continue
+                parts, lines = [m.group("rest").strip()], [ln]
+                for nxt in rows[k + 1:k + MAX_ROW_LINES]:
+                    if re.search(r"[.!?]\s*$", parts[-1]) or not re.match(r"^\s*[a-z]", nxt.text):
+                        break
+                    parts.append(nxt.text.strip())
+                    lines.append(nxt)
+                out.append(Pick(" ".join(parts), lines, 2.0, 1.0, 2, "keyed", 0.5))
+    return out
+
+
 def pick_text(r: Reader) -> list[Pick]:
-    """Free text: the value of a label the question names ("UNIT 14: Using Financial Information"), or an
-    acronym's expansion. A whole sentence is not an answer (it is shown as evidence when nothing is found)."""
+    """Free text: the row a quoted term keys (``pick_keyed``), the value of a label the question names ("UNIT 14:
+    Using Financial Information"), or an acronym's expansion. A whole sentence is not an answer (it is shown as
+    evidence when nothing is found)."""
     out = pick_acronym(r) if cue(r, "expand") else []
+    out += pick_keyed(r)
     for ss in r.sents:
         for s in ss:
             cov, n = r.coverage(s)
@@ -93,6 +126,8 @@ def pick_comparison(r: Reader, n_passages: int) -> tuple[str | None, list[PLine]
     sides = V.comparison_sides(r.q_text)
     if not sides:
         return None, [], False, 0.0, ["could not tell the two sides of the comparison from the question"]
+    if STEP_COMPARISON.search(r.q_text):
+        return compare_steps(r, sides, n_passages)
     found = []
     for side in sides:
         words = [stem(t) for t in TOKEN_RE.findall(side.lower()) if t not in STOPWORDS]

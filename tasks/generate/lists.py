@@ -12,7 +12,7 @@ import re
 
 from tasks.generate import values as V
 from tasks.generate.normalise import WORD_NUMBERS, normalise_value
-from tasks.generate.sentences import PLine, matched, stem
+from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem
 from tasks.generate.typed import Reader
 
 NAME_COVERAGE = 0.75  # a name or a list is an answer only from a sentence that carries most of the question
@@ -103,11 +103,13 @@ def pick_list(r: Reader) -> tuple[list[str], list[PLine], float, int]:
 
 
 
-def pick_steps(r: Reader) -> tuple[int, list[PLine], float] | None:
-    """How many numbered steps follow the line that best covers the question's terms (the asked noun aside): the
-    run 1, 2, 3 ... counted until the numbering stops or restarts, across passages of the same section (a
-    procedure broken over a page). None when no such run follows a line that names the task."""
-    words = [w for w in r.terms.words if not w.startswith(STEP_NOUNS)]
+def pick_steps(r: Reader, words: list[str] | None = None) -> tuple[int, list[PLine], float] | None:
+    """How many numbered steps follow the line that best covers the question's terms (the asked noun aside), or
+    ``words`` (one side of a comparison): the run 1, 2, 3 ... counted until the numbering stops or restarts,
+    across passages of the same section (a procedure broken over a page). None when no such run follows a line
+    that names the task."""
+    if words is None:
+        words = [w for w in r.terms.words if not w.startswith(STEP_NOUNS)]
     rows = [ln for pidx, lines in enumerate(r.by_passage) for ln in lines]
     best: tuple[float, int] | None = None
     for k, ln in enumerate(rows):
@@ -134,6 +136,25 @@ def pick_steps(r: Reader) -> tuple[int, list[PLine], float] | None:
         elif n == 1 or count:
             break  # the numbering restarts (the next procedure) or jumps
     return (count, [rows[k], *lines], cov) if count >= 2 else None
+
+
+# "which has more steps, A or B": the two procedures' numbered steps are counted, not a number their lines print
+STEP_COMPARISON = re.compile(rf"(?i)\b(?:more|fewer|less)\s+(?:{'|'.join(STEP_NOUNS)})s?\b")
+
+
+def compare_steps(r: Reader, sides: tuple[str, str], n_passages: int
+                   ) -> tuple[str | None, list[PLine], bool, float, list[str]]:
+    """The side whose procedure has more (or fewer) numbered steps, each counted under the line that names it
+    best (``pick_steps`` on the side's words); no answer when a side has no counted run, both are counted under
+    one line, or the counts are equal."""
+    runs = [pick_steps(r, [stem(t) for t in TOKEN_RE.findall(side.lower()) if t not in STOPWORDS]) for side in sides]
+    if not all(runs) or runs[0][1][0] is runs[1][1][0] or runs[0][0] == runs[1][0]:
+        got = "; ".join(f"{side}: {run[0] if run else 'no numbered steps'}" for side, run in zip(sides, runs))
+        return None, [], False, 0.0, [f"could not tell the procedures' steps apart: {got}"]
+    (na, la, ca), (nb, lb, cb) = runs
+    more = not re.search(r"(?i)\b(?:fewer|less)\b", r.q_text)
+    value = sides[0] if (na > nb) == more else sides[1]
+    return value, [*la, *lb], n_passages >= 2, (ca + cb) / 2, [f"steps counted: {sides[0]}: {na}; {sides[1]}: {nb}"]
 
 
 def _item(text: str) -> tuple[str, int | None] | None:
@@ -166,7 +187,8 @@ def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int
     passages may have more items."""
     doc, no = intro.passage.get("doc_id"), intro.line_no
     kind, count, lines, gap, last = None, 0, [], 0, ""
-    while (ln := by_line.get((doc, no := no + 1))) is not None:
+    while (ln := _next_line(by_line, doc, no)) is not None:
+        no = ln.line_no
         text = ln.text.strip()
         item = _item(text)
         if kind is None:
@@ -197,6 +219,15 @@ def _run_after(by_line: dict[tuple[str, int], PLine], intro: PLine) -> tuple[int
     else:
         return -1, lines  # the passages end inside the run: it may have more items
     return (count, lines) if count >= 2 else None
+
+
+def _next_line(by_line: dict[tuple[str, int], PLine], doc: str, no: int) -> PLine | None:
+    """The line after line ``no`` in the passages: the next line number or, over a page break, the first line held
+    within two more (generation leaves a page's furniture out of a list that runs over the break)."""
+    if (ln := by_line.get((doc, no + 1))) is not None or (prev := by_line.get((doc, no))) is None:
+        return ln
+    return next((ln for k in (no + 2, no + 3) if (ln := by_line.get((doc, k))) is not None and ln.page > prev.page),
+                None)
 
 
 def _resumes(by_line: dict[tuple[str, int], PLine], doc: str, no: int, kind: str, want: int, look: int = 6) -> bool:

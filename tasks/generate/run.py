@@ -4,11 +4,13 @@ Idempotent per (run_id, question_id, regime): a regime whose row is already ``ok
 one is redone and its row replaced. A not-found RetrievalResult gets an answer row with exit ``not_found`` and no
 call. A failed call gives a row with status ``failed`` and the error (also in ``errors``); the other regime still
 runs. Generation reads each passage's own lines from the warehouse with ``context_lines`` on either side (same
-pages only), so values printed next to the matched line (table cells, label/value pairs) are visible.
+pages only), so values printed next to the matched line (table cells, label/value pairs) are visible; a passage
+that opens its page in the middle of a sentence also gets the previous page's end of that sentence.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +38,11 @@ from warehouse.runs import record_error
 
 DEFAULT_CONTEXT_LINES = 2
 MAX_PASSAGE_LINES = 40
+CARRY_LINES = 4  # the previous page's lines a sentence carried over a page break may need
+TOKEN = re.compile(r"[A-Za-z]{2,}")
+PROSE_WORDS = 4
+LIST_RUN_LINES = 20  # the most lines a list the passage ends inside is read on for
+_ITEM_MARK = re.compile(r"^\s*(?:[•·▪◦●○■□➢►▶✓✔*–—-]|\(?\d{1,2}[.)]|\(?[a-h][.)])\s+\S")
 REGIME_CHOICES = ("auto", "batch", "sequential", "both")
 
 
@@ -64,6 +71,44 @@ def _window(rows: list[dict[str, Any]], p: RetrievedPassage) -> list[dict[str, A
     return rows[start:start + MAX_PASSAGE_LINES]
 
 
+def _carried_over(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The previous page's last lines when the passage opens its page in the middle of a sentence ("introduces an
+    innovative method ..." under the page number): the sentence's subject was printed there. Back to the line
+    after the last sentence end, at most CARRY_LINES."""
+    text = [r for r in rows if re.search(r"[A-Za-z]", r["text"] or "")]
+    if not text or not re.match(r"^\s*[a-z]", text[0]["text"]):
+        return []
+    before = [r for r in rows if r["line_no"] < text[0]["line_no"]]
+    if any(len(TOKEN.findall(r["text"] or "")) > 2 for r in before):
+        return []  # the page's own lines come first: the sentence began on this page
+    prev = lines_text(wh, p.doc_id, max(0, rows[0]["line_no"] - CARRY_LINES), rows[0]["line_no"] - 1)
+    prev = [r for r in prev if r["page"] == text[0]["page"] - 1]
+    start = max((i + 1 for i, r in enumerate(prev) if re.search(r"[.!?:]\s*$", r["text"] or "")), default=0)
+    prose = [len(TOKEN.findall(r["text"] or "")) >= PROSE_WORDS for r in (prev[-1:] + text[:1])]
+    return prev[start:] if len(prose) == 2 and all(prose) else []  # a sentence of prose on both sides of the break
+
+
+def _list_run_on(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rest of a list the passage ends inside (its last line an item, or an item's lower-case continuation):
+    the lines after it while they are items or continue one, over a page break (the new page's furniture before
+    its first item, a running header or a number, left out), and the line that ends the list, at most
+    LIST_RUN_LINES. A list's items are read, or counted, whole."""
+    marks = [bool(_ITEM_MARK.match(r["text"] or "")) for r in rows[-2:]]
+    if not marks or not (marks[-1] or (marks[0] and re.match(r"^\s*[a-z]", rows[-1]["text"] or ""))):
+        return []
+    out, skipped, page = [], 0, rows[-1]["page"]
+    for r in lines_text(wh, p.doc_id, rows[-1]["line_no"] + 1, rows[-1]["line_no"] + LIST_RUN_LINES):
+        text = r["text"] or ""
+        if _ITEM_MARK.match(text) or (re.match(r"^\s*[a-z]", text) and r["page"] == page):
+            out.append(r)
+            page = r["page"]
+        elif r["page"] != page and skipped < 2:
+            skipped += 1  # the next page's furniture before the list goes on
+        else:
+            return out + [r] if out else []  # the line that ends the list: the list is seen to end
+    return out
+
+
 def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEFAULT_CONTEXT_LINES
                     ) -> GenerationPassage:
     """A passage with numbered lines: its range (plus context on the same pages) from ``lines``, or, when the
@@ -71,6 +116,11 @@ def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEF
     rows = lines_text(wh, p.doc_id, max(0, p.line_start - context_lines), p.line_end + context_lines)
     inner_pages = {r["page"] for r in rows if p.line_start <= r["line_no"] <= p.line_end}
     rows = [r for r in rows if p.line_start <= r["line_no"] <= p.line_end or r["page"] in inner_pages]
+    if carried := _carried_over(wh, p, rows):
+        # the page's furniture between the sentence's two halves (its number) is left out: the sentence reads whole
+        first = next(r["line_no"] for r in rows if re.search(r"[A-Za-z]", r["text"] or ""))
+        rows = carried + [r for r in rows if r["line_no"] >= first]
+    rows = rows + _list_run_on(wh, p, rows) if inner_pages else rows
     source = "warehouse"
     if inner_pages:
         lines = [PassageLine(line_no=r["line_no"], page=r["page"], text=r["text"]) for r in _window(rows, p)]
@@ -97,6 +147,29 @@ def reading_order(passages: list[GenerationPassage], result: RetrievalResult) ->
     anchored = {p.candidate_id for p in result.passages() if p.anchor_found}
     rank = {"primary": 0}
     return sorted(passages, key=lambda p: (rank.get(p.role, 1), p.candidate_id not in anchored))
+
+
+def join_adjacent(passages: list[GenerationPassage]) -> list[GenerationPassage]:
+    """Passages on two pages whose lines run on into each other (same document, the next line or overlapping: a
+    procedure or a list broken over the page) joined into the first of them, so a reader that sees one passage a step sees the
+    whole of it; a primary among them makes the joined passage primary. Never past MAX_PASSAGE_LINES: a long
+    joined passage would cost a step more than the budget leaves for it."""
+    out: list[GenerationPassage] = []
+    for p in passages:
+        into = next((k for k in out if k.doc_id == p.doc_id and k.page != p.page and p.lines and k.lines
+                     and p.lines[0].line_no <= k.lines[-1].line_no + 1
+                     and k.lines[0].line_no <= p.lines[-1].line_no + 1
+                     and len({ln.line_no for ln in [*k.lines, *p.lines]}) <= MAX_PASSAGE_LINES), None)
+        if into is None:
+            out.append(p)
+            continue
+        lines = {ln.line_no: ln for ln in [*into.lines, *p.lines]}
+        merged = into.model_copy(update={
+            "lines": [lines[n] for n in sorted(lines)], "line_start": min(into.line_start, p.line_start),
+            "line_end": max(into.line_end, p.line_end), "role": "primary" if "primary" in (into.role, p.role)
+            else into.role})
+        out[out.index(into)] = merged
+    return out
 
 
 def sequential_budget(question: ParsedQuestion, passages: list[GenerationPassage], gen: GenerateSettings,
@@ -158,8 +231,11 @@ def generate(wh: Warehouse, run_id: str, question: ParsedQuestion, result: Retri
         else:
             if passages is None:
                 passages = [prepare_passage(wh, p, context_lines) for p in result.passages()[: gen.top_k]]
-            shown = reading_order(passages, result) if regime == "sequential" and \
-                question.answer_shape in SINGLE_VALUE_SHAPES else passages
+            shown = passages
+            if regime == "sequential":  # one passage a step: passages that run on into each other read as one
+                shown = join_adjacent(passages)
+                if question.answer_shape in SINGLE_VALUE_SHAPES:
+                    shown = reading_order(shown, result)
             budget = rt.budget if regime == "batch" else sequential_budget(question, shown, gen, tokenizer)
             out = run_regime(regime, client, question, shown, budget, gen.max_output_tokens, tokenizer)
         rows.append(_row(run_id, question, rt, regime, out, reference, budget))
