@@ -151,8 +151,8 @@ def reading_order(passages: list[GenerationPassage], result: RetrievalResult) ->
 
 def join_adjacent(passages: list[GenerationPassage]) -> list[GenerationPassage]:
     """Passages on two pages whose lines run on into each other (same document, the next line or overlapping: a
-    procedure or a list broken over the page) joined into the first of them, so a reader that sees one passage a step sees the
-    whole of it; a primary among them makes the joined passage primary. Never past MAX_PASSAGE_LINES: a long
+    procedure or a list broken over the page) joined into the first of them, so a reader that sees one passage a
+    step sees the whole of it; a primary among them makes the joined passage primary. Never past MAX_PASSAGE_LINES: a long
     joined passage would cost a step more than the budget leaves for it."""
     out: list[GenerationPassage] = []
     for p in passages:
