@@ -23,8 +23,8 @@ def calls_remote(settings: Settings) -> bool:
 
 def _openai(settings: Settings) -> Provider:
     # lazy: the openai SDK (and httpx) load only for runs that call a model, not for every offline run
-    from tasks.llm.call_process import ChildCallProvider
-    from tasks.llm.openai_provider import OpenAIProvider
+    from tasks.llm.call_process import ChildCallProvider  # the same: it subclasses the SDK's provider
+    from tasks.llm.openai_provider import OpenAIProvider  # lazy, as above
 
     kind = ChildCallProvider if settings.llm.call_process else OpenAIProvider
     return kind(settings.llm, token_limit_param=settings.llm.token_limit_param, temperature=settings.llm.temperature)
