@@ -120,7 +120,7 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
     statuses: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
     if todo:
         ctx = build_context(wh, run_id, settings, regime, profile, stop_after)
-        if submit:  # the arbiter is a model behind an API: up to max_in_flight questions wait on it at once
+        if submit:  # the arbiter is a model behind an API: up to max_in_flight calls wait on it at once
             outcomes = process_concurrently(ctx, todo, settings.llm.max_in_flight)
         elif calls_remote(settings):  # one at a time, each stage stored as it finishes: a paid result kept at once
             outcomes = (process_question(ctx, r) for r in todo)

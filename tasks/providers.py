@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from schemas.settings import Settings
 from tasks.arbiter.rules import RulesArbiterProvider
 from tasks.generate.extractive import ExtractiveProvider
@@ -80,8 +82,11 @@ def fallback_provider(settings: Settings, wh: Warehouse, stage: str) -> Provider
 
 
 def make_clients(settings: Settings, wh: Warehouse, run_id: str) -> tuple[LLMClient, LLMClient]:
+    slots = threading.BoundedSemaphore(settings.llm.max_in_flight)  # MAX_IN_FLIGHT is the run's, both stages'
     arb = LLMClient(arbiter_provider(settings.arbiter.provider, settings, wh), wh, run_id, settings.llm,
-                    fallback=fallback_provider(settings, wh, "arbiter"), durable_log=settings.llm.durable_log)
+                    fallback=fallback_provider(settings, wh, "arbiter"), durable_log=settings.llm.durable_log,
+                    slots=slots)
     gen = LLMClient(generator_provider(settings.generate.provider, settings, wh), wh, run_id, settings.llm,
-                    fallback=fallback_provider(settings, wh, "generate"), durable_log=settings.llm.durable_log)
+                    fallback=fallback_provider(settings, wh, "generate"), durable_log=settings.llm.durable_log,
+                    slots=slots)
     return arb, gen

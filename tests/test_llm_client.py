@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from schemas.contracts import LLMUsage
-from schemas.settings import LLMSettings
+from schemas.settings import LLMSettings, Settings
 from tasks.llm.base import (
     InvalidOutputError,
     LLMRequest,
@@ -24,6 +24,7 @@ from tasks.llm.client import LLMCallFailed, LLMClient, parse_reply
 from tasks.llm.ratelimit import RateLimiter
 from tasks.llm.replay import ReplayProvider
 from tasks.llm.tokens import count_messages, count_tokens
+from tasks.providers import make_clients
 from warehouse.db import Warehouse
 from warehouse.llm_log import (
     CallLog,
@@ -283,6 +284,35 @@ def test_max_in_flight_is_never_exceeded(wh):
     assert provider.peak == 4
     c.close()
     assert wh.scalar("SELECT count(*) FROM llm_calls WHERE status = 'ok'") == 40
+
+
+def test_a_runs_clients_share_their_slots(wh, tmp_path):
+    """MAX_IN_FLIGHT is the run's: the arbiter's and the generator's calls together never exceed it, though more
+    questions than slots are walked at once (tasks/pipeline.process_concurrently)."""
+    active, peak, lock = [0], [0], threading.Lock()
+
+    class Counted(QueueProvider):
+        def send(self, request):
+            with lock:
+                active[0] += 1
+                peak[0] = max(peak[0], active[0])
+            try:
+                return super().send(request)
+            finally:
+                with lock:
+                    active[0] -= 1
+
+    s = Settings(home=tmp_path, llm=settings(max_in_flight=3))
+    arb, gen = make_clients(s, wh, RUN)
+    assert arb._slots is gen._slots
+    arb.provider, gen.provider = Counted(delay_s=0.02), Counted(delay_s=0.02)
+    threads = [threading.Thread(target=(arb if i % 2 else gen).complete, args=(request(qid=f"q{i}"),))
+               for i in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak[0] == 3
 
 
 class FakeClock:

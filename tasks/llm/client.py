@@ -169,6 +169,7 @@ class LLMClient:
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
         durable_log: bool = True,
+        slots: threading.BoundedSemaphore | None = None,
     ):
         if settings.max_attempts < 1 or settings.max_in_flight < 1:
             raise ValueError("ARBITER_LLM__MAX_ATTEMPTS and ARBITER_LLM__MAX_IN_FLIGHT must be at least 1")
@@ -180,7 +181,8 @@ class LLMClient:
         self.run_id = run_id
         self.settings = settings
         self.limiter = limiter or RateLimiter(settings.requests_per_minute, settings.tokens_per_minute)
-        self._slots = threading.BoundedSemaphore(settings.max_in_flight)
+        # the calls in flight at once; ``slots`` shared by a run's clients (arbiter, generator) caps them together
+        self._slots = slots or threading.BoundedSemaphore(settings.max_in_flight)
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.gate: WorkGate | None = None  # set while questions run concurrently: let go for the call's duration
