@@ -31,7 +31,8 @@ _MEASURE = re.compile(r"(?i)(?:square\s+|cubic\s+)?(?:grams?|kilograms?|kgs?|g|m
 _NUMBERED = re.compile(r"^\s*\(?(\d{1,2})(?:[.)](?:\s+\S|\s*$)|\s+(?=[A-Z\"“]))")
 _BARE_MARK = re.compile(r"\(?(?:\d{1,2}|[a-h])[.)]")  # an item's mark alone on its line, its text below
 _LETTERED = re.compile(r"^\s*\(?([a-h])[.)]\s+\S")
-_SYMBOL = re.compile(r"^\s*([•·▪◦●○■□➢►▶✓✔*–—-])\s+\S")
+BULLETS = "•·▪◦●○■□➢►▶✓✔*–—-"  # the symbols that mark a list item (inside a character class: "-" last)
+_SYMBOL = re.compile(rf"^\s*([{BULLETS}])\s+\S")
 # an intro that announces what follows: a line ending in ':', or "the following ..." (or a heading: _heading)
 _ANNOUNCES = re.compile(r"(?i):\s*$|\bthe following\b")
 

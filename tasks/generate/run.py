@@ -22,6 +22,7 @@ from schemas.contracts import (
     RetrievedPassage,
 )
 from schemas.settings import GenerateSettings, Settings
+from tasks.generate.lists import BULLETS
 from tasks.generate.loop import Completer, RegimeOutcome, run_regime
 from tasks.generate.normalise import answer_matches, normalise_value
 from tasks.generate.prompts import (
@@ -42,7 +43,7 @@ CARRY_LINES = 4  # the previous page's lines a sentence carried over a page brea
 TOKEN = re.compile(r"[A-Za-z]{2,}")
 PROSE_WORDS = 4
 LIST_RUN_LINES = 20  # the most lines a list the passage ends inside is read on for
-_ITEM_MARK = re.compile(r"^\s*(?:[•·▪◦●○■□➢►▶✓✔*–—-]|\(?\d{1,2}[.)]|\(?[a-h][.)])\s+\S")
+_ITEM_MARK = re.compile(rf"^\s*(?:[{BULLETS}]|\(?\d{{1,2}}[.)]|\(?[a-h][.)])\s+\S")
 REGIME_CHOICES = ("auto", "batch", "sequential", "both")
 
 
