@@ -49,18 +49,6 @@ def write_frame(out: IO[bytes], obj: Any) -> None:
     out.flush()
 
 
-def read_frame(inp: BinaryIO) -> Any:
-    """The next frame's object; EOFError when the other side has closed (or died) between or inside frames."""
-    head = inp.read(_HEADER.size)
-    if len(head) < _HEADER.size:
-        raise EOFError
-    size = _HEADER.unpack(head)[0]
-    data = inp.read(size)
-    if len(data) < size:
-        raise EOFError
-    return pickle.loads(data)
-
-
 def read_frames(fd: int) -> Iterator[list[Any]]:
     """The frames from a file descriptor, as lists: every whole frame one read returned (a frame cut by a read
     waits for the next); ends at end of file."""
@@ -169,7 +157,7 @@ class ChildCallProvider(OpenAIProvider):
         Replies are read as they come, all those a read returns at once: this one thread needs the interpreter
         lock for each read, and the question threads hold it in turn for up to a switch interval (5 ms), so a
         frame a read would cost up to that much a reply."""
-        with contextlib.suppress(EOFError, OSError, ValueError, pickle.UnpicklingError):
+        with contextlib.suppress(OSError, ValueError, pickle.UnpicklingError):
             for replies in read_frames(child.stdout.fileno()):
                 if replies[0][0] == 0:  # the child's first frame: its provider is built
                     self._up.set()
@@ -188,10 +176,14 @@ class ChildCallProvider(OpenAIProvider):
 
 
 # -- the child ----------------------------------------------------------------------------------------------------
-def serve(inp: BinaryIO, out: BinaryIO) -> None:
-    """Read the provider's settings, then calls, until the input closes; each call's reply or error goes back
-    tagged with its key as soon as it is done (in any order)."""
-    settings, kwargs, threads = read_frame(inp)
+def serve(inp: int, out: BinaryIO) -> None:
+    """Read the provider's settings, then calls, from file descriptor ``inp`` until it closes; each call's reply
+    or error goes back tagged with its key as soon as it is done (in any order)."""
+    frames = (frame for batch in read_frames(inp) for frame in batch)
+    init = next(frames, None)
+    if init is None:
+        os._exit(0)  # the parent closed before it sent the settings
+    settings, kwargs, threads = init
     provider = OpenAIProvider(settings, **kwargs)
     write_frame(out, (0, True, None))  # ready (calls are keyed from 1)
     lock = threading.Lock()
@@ -205,12 +197,9 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
         with lock:
             write_frame(out, (key, *result))
 
-    while True:
-        try:
-            key, request = read_frame(inp)
-        except EOFError:
-            os._exit(0)  # the parent closed or died: calls in flight here have no one to reply to
+    for key, request in frames:
         pool.submit(call, key, request)
+    os._exit(0)  # the parent closed or died: calls in flight here have no one to reply to
 
 
 def main() -> None:
@@ -218,7 +207,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print goes to stderr, never into the frames
-    serve(sys.stdin.buffer, out)
+    serve(sys.stdin.fileno(), out)
 
 
 if __name__ == "__main__":
