@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import polars as pl
 import pytest
@@ -12,13 +13,16 @@ from schemas.settings import Settings
 from tasks.corpus.embed import get_embedder
 from tasks.corpus.parse import parse_pdf
 from tasks.detect.detectors import (
+    _contains_run,
     cooccurrence_boost,
     detect_embeddings,
     detect_keywords,
     detect_toc,
+    title_score,
 )
 from tasks.detect.keyword_index import (
     CorpusCache,
+    TitleEntry,
     query_terms,
     split_numbering,
     stem,
@@ -250,3 +254,41 @@ def test_plan_without_vectors_and_mixed_sources():
     assert "no vectors" in plan.rule and "1/2 document(s)" in plan.rule
     assert plan == plan_detectors(question("How is attention computed?", ["attention"]),
                                   {"a": "pages", "b": "headings"}, False)
+
+
+def test_title_score_reads_sets_as_the_formula_reads_sequences():
+    """title_score takes a keyword's shares as set intersections and tests the phrase only when every word is in
+    the title: the same score as the formula written over the token sequences, on random titles and keywords."""
+    def formula(terms, question_tokens, title):
+        toks, score = title.tokens, 0.0
+        if not toks:
+            return 0.0
+        for weight, group in ((1.0, terms.primary), (0.5, terms.secondary)):
+            for _, kw in group:
+                if set(kw) == set(toks):
+                    score += 10 * weight
+                elif _contains_run(toks, kw):
+                    score += 4 * weight
+                else:
+                    share = sum(t in set(toks) for t in kw) / len(kw)
+                    parent = sum(t in title.parent_tokens for t in kw) / len(kw)
+                    score += weight * (2 * share + 0.5 * max(parent - share, 0.0))
+        if len(set(toks)) >= 2 and set(toks) <= question_tokens:
+            score += 6
+        if title.number and "." in title.number and title.number in question_tokens:
+            score += 8
+        return score
+
+    rng = random.Random(3)
+    vocab = ["revenu", "net", "sale", "cost", "incom", "tax", "segment", "oper", "cash", "flow"]
+    for _ in range(3_000):
+        words = rng.sample(vocab, rng.randint(0, 4)) + rng.sample(vocab, rng.randint(0, 2))
+        parents = frozenset(rng.sample(vocab, rng.randint(0, 3)))
+        title = TitleEntry(section_id=1, level=1, page_start=0, line_start=0, line_end=3,
+                           number=rng.choice([None, "2.1", "3"]), tokens=tuple(words), parent_tokens=parents,
+                           path_tokens=parents | set(words))
+        kws = [" ".join(rng.sample(vocab, rng.randint(1, 3))) for _ in range(rng.randint(1, 4))]
+        q = question(" ".join(kws), kws[:2], kws[2:])
+        terms = query_terms(q)
+        qtoks = set(rng.sample(vocab, 5)) | {"2.1"}
+        assert title_score(terms, qtoks, title) == formula(terms, qtoks, title)

@@ -6,6 +6,7 @@ Brute-force (flat) search: below ~100k rows it is exact and fast; an IVF_PQ inde
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import lancedb
@@ -14,6 +15,7 @@ import polars as pl
 import pyarrow as pa
 
 TABLE = "line_windows"
+MAX_SCOPES = 16  # multi-document scopes whose concatenated vectors are kept
 _COLS = ["doc_id", "window_id", "page", "line_start", "line_end", "section_id", "text"]  # what a search returns
 
 
@@ -41,6 +43,8 @@ class VectorStore:
         self._table = None
         self._dim: int | None = None  # the stored vectors' dimension, read once (see dim)
         self._docs: dict[str, tuple[pl.DataFrame, np.ndarray]] = {}  # doc_id -> (windows, unit vectors)
+        # a multi-document scope's windows and vectors, concatenated once rather than at every question of it
+        self._scopes: OrderedDict[tuple[str, ...], tuple[pl.DataFrame, np.ndarray]] = OrderedDict()
 
     def _schema(self, dim: int) -> pa.Schema:
         return pa.schema(
@@ -80,6 +84,7 @@ class VectorStore:
         dim = int(vectors.shape[1]) if len(vectors) else 0
         with self._lock:
             self._docs.pop(doc_id, None)
+            self._scopes.clear()
             tbl = self.table()
             if tbl is not None:
                 tbl.delete(f"doc_id = {_quote(doc_id)}")
@@ -99,6 +104,7 @@ class VectorStore:
     def delete_doc(self, doc_id: str) -> None:
         with self._lock:
             self._docs.pop(doc_id, None)
+            self._scopes.clear()
             tbl = self.table()
             if tbl is not None:
                 tbl.delete(f"doc_id = {_quote(doc_id)}")
@@ -158,14 +164,33 @@ class VectorStore:
                 self._docs[doc_id] = (frame, matrix.astype(np.float32, copy=False))
             return self._docs[doc_id]
 
+    def _scope_vectors(self, doc_ids: list[str]) -> tuple[pl.DataFrame, np.ndarray] | None:
+        """The scope's windows and vectors in scope order; None when it has none. Kept for the last
+        ``MAX_SCOPES`` multi-document scopes (a question set asks many questions of the same filings)."""
+        if len(doc_ids) == 1:
+            frame, matrix = self._doc_vectors(doc_ids[0])
+            return (frame, matrix) if frame.height else None
+        key = tuple(doc_ids)
+        with self._lock:
+            if key in self._scopes:
+                self._scopes.move_to_end(key)
+                return self._scopes[key]
+            parts = [(f, m) for f, m in (self._doc_vectors(d) for d in doc_ids) if f.height]
+            if not parts:
+                return None
+            joined = (pl.concat([f for f, _ in parts]), np.concatenate([m for _, m in parts]))
+            self._scopes[key] = joined
+            while len(self._scopes) > MAX_SCOPES:
+                self._scopes.popitem(last=False)
+            return joined
+
     def _search_in_memory(self, vector: np.ndarray, doc_ids: list[str], k: int) -> pl.DataFrame:
-        parts = [self._doc_vectors(d) for d in doc_ids]
-        parts = [(f, m) for f, m in parts if f.height]
-        if not parts:
+        scope = self._scope_vectors(doc_ids)
+        if scope is None:
             return _no_windows()
-        frame = pl.concat([f for f, _ in parts])
+        frame, matrix = scope
         norm = float(np.linalg.norm(vector)) or 1.0
-        dist = (1.0 - np.concatenate([m for _, m in parts]) @ (vector / norm)).astype(np.float32)
+        dist = (1.0 - matrix @ (vector / norm)).astype(np.float32)
         top = np.argsort(dist, kind="stable")[:k]
         return frame[top.tolist()].with_columns(pl.Series("_distance", dist[top], dtype=pl.Float32))
 

@@ -44,17 +44,19 @@ def title_score(terms: QueryTerms, question_tokens: set[str], title: TitleEntry)
     toks = title.tokens
     if not toks:
         return 0.0
-    tset = set(toks)
+    tset = title.token_set
     score = 0.0
-    for weight, group in ((_WORDS["primary"], terms.primary), (_WORDS["secondary"], terms.secondary)):
-        for _, kw in group:
-            if set(kw) == tset:
+    for weight, group in ((_WORDS["primary"], terms.primary_sets), (_WORDS["secondary"], terms.secondary_sets)):
+        for kw, kset in group:
+            # a keyword's tokens are distinct (query_terms), so its shares are set intersections; the phrase test
+            # (a run of the title's tokens) can only pass when every token is in the title
+            if kset == tset:
                 score += 10 * weight
-            elif _contains_run(toks, kw):
+            elif kset <= tset and _contains_run(toks, kw):
                 score += 4 * weight
             else:
-                share = sum(t in tset for t in kw) / len(kw)
-                parent_share = sum(t in title.parent_tokens for t in kw) / len(kw)
+                share = len(kset & tset) / len(kw)
+                parent_share = len(kset & title.parent_tokens) / len(kw)
                 score += weight * (2 * share + 0.5 * max(parent_share - share, 0.0))
     if len(tset) >= 2 and tset <= question_tokens:
         score += 6

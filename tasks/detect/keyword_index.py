@@ -27,7 +27,8 @@ from warehouse.db import Warehouse
 
 @dataclass(frozen=True)
 class QueryTerms:
-    """A question's keywords as token tuples (primary first), and the BM25 query built from them and the text."""
+    """A question's keywords as token tuples (primary first; a keyword's tokens distinct), and the BM25 query built
+    from them and the text."""
 
     primary: tuple[tuple[str, tuple[str, ...]], ...]
     secondary: tuple[tuple[str, tuple[str, ...]], ...]
@@ -41,6 +42,15 @@ class QueryTerms:
     def _sets(self) -> tuple[list[tuple[str, frozenset[str]]], list[frozenset[str]], list[frozenset[str]]]:
         every = [(kw, frozenset(toks)) for kw, toks in self.keywords]
         return every, [s for _, s in every[:len(self.primary)]], [s for _, s in every[len(self.primary):]]
+
+    @cached_property
+    def primary_sets(self) -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
+        """(tokens, their set) of each primary keyword."""
+        return tuple((toks, frozenset(toks)) for _, toks in self.primary)
+
+    @cached_property
+    def secondary_sets(self) -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
+        return tuple((toks, frozenset(toks)) for _, toks in self.secondary)
 
     def matched(self, token_set: frozenset[str] | set[str]) -> list[str]:
         """Question keywords whose tokens all occur in ``token_set`` (primary first, question order)."""
@@ -110,6 +120,10 @@ class TitleEntry:
     tokens: tuple[str, ...]
     parent_tokens: frozenset[str]
     path_tokens: frozenset[str]
+    token_set: frozenset[str] = field(init=False, repr=False, compare=False)  # set(tokens), built once
+
+    def __post_init__(self) -> None:  # every question scores every title: its set is made here, not per score
+        object.__setattr__(self, "token_set", frozenset(self.tokens))
 
 
 def title_entries(toc: pl.DataFrame) -> list[TitleEntry]:
