@@ -7,6 +7,7 @@ when their line ranges overlap or touch.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -75,19 +76,22 @@ def snippet(doc: DocCorpus, page: int, line_start: int, line_end: int, keywords:
     first, last = doc.page_span(page)
     if first > last:
         return ""
-    nos, texts, tokens = doc.line_nos[first:last + 1], doc.line_texts[first:last + 1], doc.line_tokens[first:last + 1]
+    nos, tokens, n_page = doc.line_nos, doc.line_tokens, last - first + 1
     words = {t for kw in keywords for t in tokenize(kw)}
-    inside = [i for i, n in enumerate(nos) if line_start <= n <= line_end] or [0]
+    # positions on the page (0 = its first line) of the range's lines: line numbers ascend, so a bisection of
+    # the page's slice rather than a scan of every line of the page for every candidate
+    inside = range(bisect_left(nos, line_start, first, last + 1) - first,
+                   bisect_right(nos, line_end, first, last + 1) - first) or range(1)
 
     def weight(i: int) -> tuple[int, int]:
-        return len(words.intersection(tokens[i])), -abs(nos[i] - prefer)
+        return len(words.intersection(tokens[first + i])), -abs(nos[first + i] - prefer)
 
     centre = max(inside, key=weight)
     lo, hi = inside[0], inside[-1]
-    starts = [a for a in range(centre - SNIPPET_LINES + 1, centre + 1) if 0 <= a and a + SNIPPET_LINES <= len(nos)]
+    starts = [a for a in range(centre - SNIPPET_LINES + 1, centre + 1) if 0 <= a and a + SNIPPET_LINES <= n_page]
     starts = starts or [0]
     a = max(starts, key=lambda a: (min(a + SNIPPET_LINES - 1, hi) - max(a, lo), a >= lo, -abs(a - centre + 2)))
-    chosen = texts[a:a + SNIPPET_LINES]
+    chosen = doc.line_texts[first + a:first + min(a + SNIPPET_LINES, n_page)]
     return "\n".join(t if len(t) <= SNIPPET_LINE_CHARS else t[:SNIPPET_LINE_CHARS - 1] + "…" for t in chosen)
 
 

@@ -100,7 +100,7 @@ def detect_toc(question_id: str, question_text: str, terms: QueryTerms, docs: Se
     and what follows it).
     """
     question_tokens = set(tokenize(question_text))
-    words = {t for _, kw in terms.keywords for t in kw} | question_tokens
+    words = terms.words | question_tokens
     scored = []
     for doc in docs:
         for title in doc.titles:
@@ -140,11 +140,11 @@ def anchor_on_page(doc: DocCorpus, line_start: int, line_end: int, terms: QueryT
     if prefer_first:
         page = pages[0]
     else:
-        words = {t for _, kw in terms.keywords for t in kw}
+        words = terms.words
         weight: dict[int, tuple[int, int]] = {}
         for i, p in zip(range(a, b + 1), pages):
             hits, n = weight.get(p, (0, 0))
-            weight[p] = (hits + sum(t in words for t in set(doc.line_tokens[i])), n + 1)
+            weight[p] = (hits + len(words.intersection(doc.line_tokens[i])), n + 1)  # distinct keyword words
         page = max(weight, key=lambda p: (weight[p][0], weight[p][1], -p))
     on_page = [doc.line_nos[i] for i, p in zip(range(a, b + 1), pages) if p == page]
     return page, on_page[0], on_page[-1]

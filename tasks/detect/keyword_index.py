@@ -44,6 +44,11 @@ class QueryTerms:
         return every, [s for _, s in every[:len(self.primary)]], [s for _, s in every[len(self.primary):]]
 
     @cached_property
+    def words(self) -> frozenset[str]:
+        """Every keyword's tokens."""
+        return frozenset(t for _, toks in self.keywords for t in toks)
+
+    @cached_property
     def primary_sets(self) -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
         """(tokens, their set) of each primary keyword."""
         return tuple((toks, frozenset(toks)) for _, toks in self.primary)
