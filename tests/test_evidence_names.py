@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tasks.arbiter.evidence import _capitalised_in, _states
+from tasks.arbiter.evidence import _capitalised_in
+from tasks.terms import stated
 
 
 @pytest.mark.parametrize("word, text, expected", [
@@ -25,8 +26,8 @@ def test_capitalised_in(word, text, expected):
     assert _capitalised_in(word, text) is expected
 
 
-def test_states_agrees_with_its_regex():
-    """``_states`` finds a term as whole words with str.find; it must say what ``(?<![\\w&])term(?![\\w&])`` says,
+def test_stated_agrees_with_its_regex():
+    """``stated`` finds a term as whole words with str.find; it must say what ``(?<![\\w&])term(?![\\w&])`` says,
     Unicode letters and digits included (word edges, '&', an empty term, a letter whose lower case is longer)."""
     alphabet = list("ab &_-.1é٣ⅷ$%'AÉ") + ["\u0301", "ß", "İ", "²", "\u200d"]
     rng = random.Random(7)
@@ -34,5 +35,5 @@ def test_states_agrees_with_its_regex():
         asked = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
         term = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 3)))
         expected = re.search(rf"(?<![\w&]){re.escape(term.lower())}(?![\w&])", asked) is not None
-        assert _states(asked, term) is expected, (asked, term)
-    assert _states("what did at&t report in 2023?", "AT&T") and not _states("at&tx", "at&t")
+        assert stated(asked, term) is expected, (asked, term)
+    assert stated("what did at&t report in 2023?", "AT&T") and not stated("at&tx", "at&t")

@@ -24,6 +24,7 @@ from tasks.terms import (  # noqa: F401
     near_token,
     nearest,
     normalise,
+    stated,
     stem,
     tokenize,
     tokens,
@@ -228,7 +229,7 @@ def asked_keywords(question: ParsedQuestion, keywords: list[str]) -> list[str]:
     out = []
     for kw in keywords:
         words = [w for w in kw.split() if not is_notation(w) and w.lower() not in FORMULA_WORDS]
-        if words and not is_notation(kw) and _states(scope, kw):
+        if words and not is_notation(kw) and stated(scope, kw):
             out.append(" ".join(words))
     return out
 
@@ -267,7 +268,7 @@ def distinctive_terms(question_text: str, keywords: list[str], ask: str | None =
             continue  # 'figure 3', 'table datasets': the layout, not the subject; 'Q3 FY2023', 'USD': a notation
         if len(words) < len(kw.split()):
             kw = " ".join(words)
-        if tuple(tokens(kw)) in defined_keys or not _states(asked, kw):
+        if tuple(tokens(kw)) in defined_keys or not stated(asked, kw):
             continue
         if any(ch.isdigit() for ch in kw):
             # a number quoted only in an answer-format example ('e.g. ["3.0", "2.0"]') is not asked about
@@ -290,26 +291,6 @@ def distinctive_terms(question_text: str, keywords: list[str], ask: str | None =
             continue
         out.append(t)
     return out
-
-
-def _stated_word_char(ch: str) -> bool:
-    """What ``[\w&]`` matches in a str pattern: a Unicode letter or digit, ``_`` or ``&``."""
-    return ch.isalnum() or ch in "_&"
-
-
-def _states(asked: str, term: str) -> bool:
-    """``term`` occurs in the (lower-cased) ask as whole words: ``(?<![\w&])term(?![\w&])`` as a regex, found
-    with ``str.find`` instead (each question tests a dozen terms of its own, and compiling a pattern per term
-    was a tenth of detection's time)."""
-    term = term.lower()
-    i = asked.find(term)
-    while i != -1:
-        end = i + len(term)
-        if (i == 0 or not _stated_word_char(asked[i - 1])) and \
-                (end == len(asked) or not _stated_word_char(asked[end])):
-            return True
-        i = asked.find(term, i + 1)
-    return False
 
 
 _EXAMPLE = re.compile(
