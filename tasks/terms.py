@@ -291,12 +291,12 @@ def is_acronym(term: str) -> bool:
 
 
 def _stated_word_char(ch: str) -> bool:
-    """What ``[\w&]`` matches in a str pattern: a Unicode letter or digit, ``_`` or ``&``."""
+    r"""What ``[\w&]`` matches in a str pattern: a Unicode letter or digit, ``_`` or ``&``."""
     return ch.isalnum() or ch in "_&"
 
 
 def stated(asked: str, term: str) -> bool:
-    """``term`` occurs in the (lower-cased) ask as whole words: ``(?<![\w&])term(?![\w&])`` as a regex, found
+    r"""``term`` occurs in the (lower-cased) ask as whole words: ``(?<![\w&])term(?![\w&])`` as a regex, found
     with ``str.find`` instead (each question tests a dozen terms of its own, and compiling a pattern per term
     was a tenth of detection's time, tasks.arbiter.evidence)."""
     term = term.lower()

@@ -26,6 +26,7 @@ from tasks.generate.prompts import (
 )
 from tasks.llm.client import LLMCallFailed
 from tasks.llm.local_server import LocalLlamaServer, default_cache_dir, fetch_model, llama_server_path
+from tasks.llm.tokens import count_tokens
 from tasks.providers import make_clients
 from warehouse.db import Warehouse
 from warehouse.runs import start_run
@@ -143,17 +144,23 @@ def test_sequential_steps_hit_the_prompt_cache(runs):
                                   lines=[PassageLine(line_no=1, page=i, text=f"The deductible for a {kind} claim is ${amount}.")])
                 for i, (kind, amount) in enumerate([("wind", "2,500"), ("ordinary property", "1,000")], start=1)]
     _, generator = make_clients(settings, wh, run_id)
-    cached = []
+    cached, texts = [], []
     for step, passage in enumerate(passages, start=1):
         request = build_generation_request(question, [passage], "sequential", step=step, total=2,
                                            max_output_tokens=60)
         request = request.model_copy(update={"regime": "sequential", "step": step})
+        texts.append("\n".join(m["content"] for m in request.messages))
         try:
             cached.append(generator.complete(request).usage.cached_tokens)
         except LLMCallFailed as exc:  # a weak model may fail the contract; the tokens it spent still count
             cached.append(exc.usage.cached_tokens)
     generator.flush()
-    assert cached[1] > max(64, cached[0] // 2), cached
+    # step 2 is served from the cache for the text both steps start with (instructions, question, up to 'candidate
+    # 2 of 2'), counted here with our tokenizer (the model's differs by a few %). Step 1's own figure is no yardstick:
+    # it depends on what the one slot held before, and a retried step 1 finds its whole first attempt cached.
+    common = next((i for i, (a, b) in enumerate(zip(*texts)) if a != b), min(map(len, texts)))
+    shared = count_tokens(texts[0][:common], settings.llm.tokenizer)
+    assert shared > 64 and cached[1] >= 0.8 * shared, (cached, shared)
     rows = wh.query("SELECT step, cached_tokens FROM llm_calls WHERE run_id = ? AND question_id = 'cache-q' "
                     "ORDER BY created_at", [run_id])
     assert rows and rows[-1]["cached_tokens"] > 64
