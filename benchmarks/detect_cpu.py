@@ -32,7 +32,7 @@ sys.path.append(str(REPO))  # after PYTHONPATH: PYTHONPATH=OLD_CHECKOUT runs thi
 import flows  # noqa: E402,F401  (offline defaults before prefect is imported)
 from schemas.settings import get_settings  # noqa: E402
 from tasks import pipeline  # noqa: E402
-from tasks.corpus.embed import get_embedder  # noqa: E402
+from tasks.corpus.embed import QUESTION_EMBED_THREADS, get_embedder  # noqa: E402
 from tasks.detect.run import CorpusCache, run_detection  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
 from warehouse.questions import load_questions  # noqa: E402
@@ -60,8 +60,8 @@ def main() -> None:
             sys.exit(f"{args.home} holds no answer or evaluate run: answer a question set there first")
         rows = load_questions(wh, run_id)
         vectors = VectorStore(settings.lance_dir)
-        embedder = (get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size)
-                    if vectors.count() else None)
+        embedder = (get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size,
+                                 threads=QUESTION_EMBED_THREADS) if vectors.count() else None)  # as the flow's
         corpus = CorpusCache(wh, settings)
         questions = [(pipeline.parsed_question(r), pipeline.scope_doc_ids(wh, r)) for r in rows
                      if r["status"] != "failed"]
