@@ -32,15 +32,14 @@ sys.path.append(str(REPO))  # after PYTHONPATH: PYTHONPATH=OLD_CHECKOUT runs thi
 import flows  # noqa: E402,F401  (offline defaults before prefect is imported)
 from schemas.settings import get_settings  # noqa: E402
 from tasks import pipeline  # noqa: E402
-from tasks.corpus.embed import QUESTION_EMBED_THREADS, get_embedder  # noqa: E402
-from tasks.detect.run import CorpusCache, run_detection  # noqa: E402
+from tasks.detect.run import CorpusCache, question_embedder, run_detection  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
 from warehouse.questions import load_questions  # noqa: E402
 from warehouse.vectors import VectorStore  # noqa: E402
 
 
-def detection_record(d) -> dict:
-    return {"qid": d.hits[0].question_id if d.hits else None, "plan": [list(d.plan.detectors), d.plan.rule],
+def detection_record(qid: str, d) -> dict:
+    return {"qid": qid, "plan": [list(d.plan.detectors), d.plan.rule],
             "hits": [h.model_dump(mode="json") for h in d.hits],
             "candidates": [[c.brief.model_dump(mode="json"), c.rrf_rank, c.in_pool] for c in d.candidates],
             "absent": d.absent_terms}
@@ -60,8 +59,7 @@ def main() -> None:
             sys.exit(f"{args.home} holds no answer or evaluate run: answer a question set there first")
         rows = load_questions(wh, run_id)
         vectors = VectorStore(settings.lance_dir)
-        embedder = (get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size,
-                                 threads=QUESTION_EMBED_THREADS) if vectors.count() else None)  # as the flow's
+        embedder = question_embedder(settings, vectors)
         corpus = CorpusCache(wh, settings)
         questions = [(pipeline.parsed_question(r), pipeline.scope_doc_ids(wh, r)) for r in rows
                      if r["status"] != "failed"]
@@ -82,7 +80,7 @@ def main() -> None:
                 for k, v in d.seconds.items():
                     parts[k] += v
                 if out and rep == 0:
-                    out.write(json.dumps({**detection_record(d), "qid": q.question_id}, sort_keys=True) + "\n")
+                    out.write(json.dumps(detection_record(q.question_id, d), sort_keys=True) + "\n")
         warm = time.process_time() - c0
         if out:
             out.close()

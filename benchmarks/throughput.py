@@ -54,8 +54,7 @@ from tasks.arbiter.brief import build_arbiter_request  # noqa: E402
 from tasks.arbiter.dispatch import dispatch  # noqa: E402
 from tasks.arbiter.run import passage_text  # noqa: E402
 from tasks.arbiter.validate import complete_verdicts, make_validator  # noqa: E402
-from tasks.corpus.embed import QUESTION_EMBED_THREADS, get_embedder  # noqa: E402
-from tasks.detect.run import CorpusCache, run_detection  # noqa: E402
+from tasks.detect.run import CorpusCache, question_embedder, run_detection  # noqa: E402
 from tasks.generate.loop import run_regime  # noqa: E402
 from tasks.generate.router import route  # noqa: E402
 from tasks.generate.run import prepare_passage, regimes_for, sequential_budget  # noqa: E402
@@ -189,8 +188,7 @@ def children_cpu() -> dict[int, tuple[float, str]]:
 def pure_work(wh: Warehouse, run_id: str, settings, regime: str, profile: str) -> tuple[dict[str, float], int]:
     """Every question of ``run_id`` through the stage functions, nothing written, no Prefect: seconds per stage."""
     vectors = VectorStore(settings.lance_dir)
-    embedder = get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size,
-                            threads=QUESTION_EMBED_THREADS) if vectors.count() else None  # as the flow builds it
+    embedder = question_embedder(settings, vectors)
     corpus = CorpusCache(wh, settings)
     arb = LLMClient(arbiter_provider(settings.arbiter.provider, settings, wh), None, run_id, settings.llm)
     gen = LLMClient(generator_provider(settings.generate.provider, settings, wh), None, run_id, settings.llm)

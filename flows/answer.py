@@ -15,8 +15,7 @@ from prefect import flow, get_run_logger
 from flows import console, stop
 from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
-from tasks.corpus.embed import QUESTION_EMBED_THREADS, get_embedder
-from tasks.detect.run import CorpusCache
+from tasks.detect.run import CorpusCache, question_embedder
 from tasks.llm.tokens import UnknownEncodingError, get_encoding
 from tasks.pipeline import PipelineContext, process_concurrently, process_question, process_questions
 from tasks.providers import calls_remote, make_clients, use_arbiter
@@ -84,11 +83,7 @@ def collector_for_a_run(young: int = 10_000) -> Iterator[None]:
 def build_context(wh: Warehouse, run_id: str, settings: Settings, regime: str, profile: str,
                   stop_after: str | None = None) -> PipelineContext:
     vectors = VectorStore(settings.lance_dir)
-    # questions are embedded one at a time: one onnxruntime thread does it in the same wall time, where a pool over
-    # every core spun between the model's nodes (benchmarks/detect_cpu.py, MiniLM sample home, 2 cores: detection
-    # 14.3 / 13.0 -> 6.5 / 6.3 ms of CPU a question, wall 6.9 / 6.2 -> 6.1 / 5.9 ms, the same vectors)
-    embedder = (get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size,
-                             threads=QUESTION_EMBED_THREADS) if vectors.count() else None)
+    embedder = question_embedder(settings, vectors)
     arb, gen = make_clients(settings, wh, run_id)
     # the token counter every generation budget uses, built here once (~0.2 s) rather than inside the first
     # question; a bad tokenizer setting still fails each count with its hint

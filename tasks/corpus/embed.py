@@ -213,9 +213,6 @@ _embedders_lock = threading.Lock()
 builds = 0  # embedders this process has built (the Dask test checks one per worker)
 
 
-QUESTION_EMBED_THREADS = 1  # intra-op threads of the embedder that detection runs a question at a time through
-
-
 def get_embedder(kind: str = "minilm", device: str = "cpu", batch_size: int = 32, threads: int = 0) -> Embedder:
     """One embedder per configuration and process, built on first use. Under a lock: ``functools.lru_cache`` (used
     here before) may run the builder twice when two threads miss at once, and the two ingest threads' first

@@ -39,16 +39,6 @@ class QueryTerms:
         return self.primary + self.secondary
 
     @cached_property
-    def _sets(self) -> tuple[list[tuple[str, frozenset[str]]], list[frozenset[str]], list[frozenset[str]]]:
-        every = [(kw, frozenset(toks)) for kw, toks in self.keywords]
-        return every, [s for _, s in every[:len(self.primary)]], [s for _, s in every[len(self.primary):]]
-
-    @cached_property
-    def words(self) -> frozenset[str]:
-        """Every keyword's tokens."""
-        return frozenset(t for _, toks in self.keywords for t in toks)
-
-    @cached_property
     def primary_sets(self) -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
         """(tokens, their set) of each primary keyword."""
         return tuple((toks, frozenset(toks)) for _, toks in self.primary)
@@ -56,6 +46,16 @@ class QueryTerms:
     @cached_property
     def secondary_sets(self) -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
         return tuple((toks, frozenset(toks)) for _, toks in self.secondary)
+
+    @cached_property
+    def _sets(self) -> tuple[list[tuple[str, frozenset[str]]], list[frozenset[str]], list[frozenset[str]]]:
+        primary, secondary = [s for _, s in self.primary_sets], [s for _, s in self.secondary_sets]
+        return [(kw, s) for (kw, _), s in zip(self.keywords, primary + secondary)], primary, secondary
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every keyword's tokens."""
+        return frozenset().union(*self._sets[1], *self._sets[2])
 
     def matched(self, token_set: frozenset[str] | set[str]) -> list[str]:
         """Question keywords whose tokens all occur in ``token_set`` (primary first, question order)."""

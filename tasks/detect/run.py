@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from schemas.contracts import CandidateBrief, DetectorHit, ParsedQuestion
 from schemas.settings import Settings
 from tasks.arbiter import evidence as ev
+from tasks.corpus.embed import Embedder, get_embedder
 from tasks.detect.aggregate import AggregatedCandidate, aggregate
 from tasks.detect.detectors import detect_embeddings, detect_keywords, detect_toc
 from tasks.detect.keyword_index import CorpusCache, query_terms
@@ -42,6 +43,21 @@ class Detection:
 
 class EmbedderMismatchError(RuntimeError):
     """The query embedder cannot search the stored vectors (another model was used at ingest)."""
+
+
+# questions are embedded one at a time: one onnxruntime thread does it in the same wall time, where a pool over every
+# core spun between the model's nodes (benchmarks/detect_cpu.py, MiniLM sample home, 2 cores: detection 14.3 / 13.0
+# -> 6.5 / 6.3 ms of CPU a question, wall 6.9 / 6.2 -> 6.1 / 5.9 ms, the same vectors)
+QUESTION_EMBED_THREADS = 1
+
+
+def question_embedder(settings: Settings, vectors) -> Embedder | None:
+    """The embedder detection embeds questions with; None when no line window has vectors (``vectors``: a
+    ``warehouse.vectors.VectorStore``)."""
+    if not vectors.count():
+        return None
+    return get_embedder(settings.embedder.kind, settings.embedder.device, settings.ingest.embed_batch_size,
+                        threads=QUESTION_EMBED_THREADS)
 
 
 def _embedding_plan_input(corpus: CorpusCache, vectors, embedder, doc_ids: list[str]) -> bool:
