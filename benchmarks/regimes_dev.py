@@ -198,29 +198,15 @@ def run(questions: Path, data: Path, settings: Settings, run_id: str | None) -> 
 
 
 def regenerate(source_run: str, settings: Settings) -> str:
-    """A new run answering every question of ``source_run`` from its retrieval results (questions rows copied)."""
-    from tasks.generate.run import answer_question
-    from tasks.pipeline import parsed_question
-    from tasks.providers import make_clients
+    """A new run answering every question of ``source_run`` from its retrieval results: the backfill's regenerate
+    mode (questions, candidates, verdicts and retrieval results copied; generation walked again in both regimes)."""
+    from flows.backfill import backfill_into
     from warehouse.db import Warehouse
-    from warehouse.questions import load_questions
-    from warehouse.retrieval import copy_run_rows, load_retrieval_result
-    from warehouse.runs import fails_run, finish_run, start_run
 
     with Warehouse(settings.duckdb_path) as wh:
-        run_id = start_run(wh, "answer", {"regime": "both", "benchmark": "regimes_dev", "regenerated_from": source_run,
-                                          "generator": settings.generate.provider}, parent_run_id=source_run)
-        with fails_run(wh, run_id):
-            copy_run_rows(wh, source_run, run_id, tables=("questions",))
-            _, generator = make_clients(settings, wh, run_id)
-            answered = 0
-            for row in load_questions(wh, run_id):
-                result = load_retrieval_result(wh, source_run, row["question_id"])
-                if result is not None:
-                    answer_question(wh, run_id, parsed_question(row), result, generator, settings, "both")
-                    answered += 1
-        finish_run(wh, run_id, "ok", {"answered": answered, "regenerated_from": source_run})
-    return run_id
+        summary = backfill_into(wh, source_run, settings, generator=settings.generate.provider, regime="both",
+                                mode="regenerate", log=lambda m: print(m, file=sys.stderr, flush=True))
+    return summary["run_id"]
 
 
 def _ratio(num: float, den: float) -> float | None:

@@ -61,6 +61,11 @@ from tasks.generate.run import prepare_passage, regimes_for, sequential_budget  
 from tasks.llm.client import LLMClient  # noqa: E402
 from tasks.providers import arbiter_provider, generator_provider  # noqa: E402
 from warehouse.db import Warehouse  # noqa: E402
+
+try:  # the one writer of a question's rows (an older tree, the figures before, wrote from tasks.pipeline)
+    from warehouse import sink as sink_mod  # noqa: E402
+except ImportError:
+    sink_mod = None
 from warehouse.questions import load_questions  # noqa: E402
 from warehouse.runs import finish_run, start_run  # noqa: E402
 from warehouse.vectors import VectorStore  # noqa: E402
@@ -122,12 +127,15 @@ class Meter:
 def instrument(meter: Meter) -> None:
     for name in WH_METHODS:
         setattr(Warehouse, name, meter.wrap_wh(getattr(Warehouse, name)))
-    # both walks of tasks.pipeline: stage by stage (remote providers) and chunked (offline)
+    # the stages of tasks.pipeline's one walk, and the sink's writes (the names an older tree, the figures before,
+    # used are timed when it has them)
     for name, stage in (("detect_question", "detect"), ("run_detection", "detect"), ("arbitrate_question",
                         "arbitrate"), ("arbitrate", "arbitrate"), ("answer_question", "generate"),
                         ("generate", "generate"), ("_write", "write")):
-        if hasattr(pipeline, name):  # an older tree (the figures before) has the first walk only
+        if hasattr(pipeline, name):
             setattr(pipeline, name, meter.wrap_stage(stage, getattr(pipeline, name)))
+    if sink_mod is not None:
+        sink_mod.write_questions = meter.wrap_stage("write", sink_mod.write_questions)
     inner = answer_mod.answer_into
 
     def timed_answer_into(*args, **kwargs):
@@ -138,7 +146,8 @@ def instrument(meter: Meter) -> None:
             meter.t[("answer_into", "wall")] += time.perf_counter() - t0
             meter.t[("answer_into", "cpu")] += time.process_time() - c0
     answer_mod.answer_into = timed_answer_into
-    walk = answer_mod.process_concurrently
+    name = "walk_questions" if hasattr(answer_mod, "walk_questions") else "process_concurrently"  # (older tree)
+    walk = getattr(answer_mod, name)
 
     def timed_walk(*args, **kwargs):
         # the question loop alone: from the first question submitted to the last row written, without the set-up
@@ -154,7 +163,7 @@ def instrument(meter: Meter) -> None:
             for pid, (cpu, cmd) in k1.items():
                 if pid in k0:
                     meter.t[("children", cmd)] += cpu - k0[pid][0]
-    answer_mod.process_concurrently = timed_walk
+    setattr(answer_mod, name, timed_walk)
 
 
 def machine_jiffies() -> tuple[int, int]:

@@ -17,8 +17,8 @@ from flows.ingest import ingest_into
 from schemas.settings import Settings, get_settings
 from tasks.detect.run import CorpusCache, question_embedder
 from tasks.llm.tokens import UnknownEncodingError, get_encoding
-from tasks.pipeline import PipelineContext, process_concurrently, process_question, process_questions
-from tasks.providers import calls_remote, make_clients, use_arbiter
+from tasks.pipeline import PipelineContext, walk_questions
+from tasks.providers import make_clients, use_arbiter
 from tasks.questions.load import ingest_questions, load_question_set, resolve_docs
 from warehouse.answers import failures
 from warehouse.db import Warehouse
@@ -97,6 +97,25 @@ def build_context(wh: Warehouse, run_id: str, settings: Settings, regime: str, p
     return ctx
 
 
+def walk_all(ctx: PipelineContext, todo: list[dict[str, Any]], start: str, statuses: Counter[str], *, calls: int,
+             log) -> None:
+    """Walk ``todo`` from ``start`` (``tasks.pipeline.walk_questions``) with a progress bar, counting final statuses
+    in ``statuses``; closes the run's clients. Stopped (SIGTERM) or done, questions not started are dropped and
+    those finished or in flight land."""
+    outcomes = walk_questions(ctx, todo, start, calls=calls)
+    try:
+        with collector_for_a_run(), console.Progress("questions", len(todo)) as bar:
+            for i, status in enumerate(outcomes, start=1):
+                statuses[status] += 1
+                bar.update(note=", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+                if i % 25 == 0 or i == len(todo):
+                    log(f"[{i}/{len(todo)}] questions processed: {dict(statuses)}")
+    finally:
+        outcomes.close()
+        ctx.arbiter.close()
+        ctx.generator.close()
+
+
 def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings, *, data_root: Path | None,
                 regime: str, profile: str, stop_after: str | None = None, submit: bool = False,
                 log=print) -> dict[str, Any]:
@@ -118,24 +137,8 @@ def answer_into(wh: Warehouse, run_id: str, questions: Path, settings: Settings,
     statuses: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
     if todo:
         ctx = build_context(wh, run_id, settings, regime, profile, stop_after)
-        if submit:  # the arbiter is a model behind an API: up to max_in_flight calls wait on it at once
-            outcomes = process_concurrently(ctx, todo, settings.llm.max_in_flight)
-        elif calls_remote(settings):  # one at a time, each stage stored as it finishes: a paid result kept at once
-            outcomes = (process_question(ctx, r) for r in todo)
-        else:  # offline: stored a chunk of questions at a time (warehouse.batch)
-            outcomes = process_questions(ctx, todo)
-        try:
-            with collector_for_a_run(), console.Progress("questions", len(todo)) as bar:
-                for i, status in enumerate(outcomes, start=1):
-                    statuses[status] += 1
-                    bar.update(note=", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
-                    if i % 25 == 0 or i == len(todo):
-                        log(f"[{i}/{len(todo)}] questions processed: {dict(statuses)}")
-        finally:  # stopped (SIGTERM) or done: questions not started are dropped, those finished or in flight land
-            if hasattr(outcomes, "close"):
-                outcomes.close()
-            ctx.arbiter.close()
-            ctx.generator.close()
+        # the arbiter a model behind an API: up to max_in_flight calls wait on it at once
+        walk_all(ctx, todo, "detect", statuses, calls=settings.llm.max_in_flight if submit else 0, log=log)
     failed = failures(wh, run_id)
     return {"run_id": run_id, "questions": len(rows), "processed": len(todo), "statuses": dict(statuses),
             "failures": len(failed), "failure_examples": failed[:console.FAILURES_SHOWN],

@@ -1,56 +1,58 @@
-"""Prefect flow ``backfill``: rerun arbitration and/or generation over past answer runs, as new linked runs.
+"""Prefect flow ``backfill``: rerun part of past answer runs, as new linked runs (and ``arbiter redispatch``).
 
-Each source run gets a new run (flow 'backfill', ``parent_run_id`` = the source) that reuses the source's
-questions and candidates (rows copied, no re-detection unless ``redetect``), then:
+Each source run gets a new run (flow 'backfill', ``parent_run_id`` = the source) that copies from the source what
+its questions' walk does not redo (``warehouse.diff.copy_question_rows``), then walks every question through the
+one walk (``tasks.pipeline.walk_question``) from the mode's stage:
 
-- ``rearbitrate``: one arbiter call per question again (another provider, model or profile), then generation;
-- ``redispatch``: the source's stored verdicts through the dispatcher under other thresholds
-  (``tasks.arbiter.run.redispatch_run``, no arbiter call), then generation;
-- ``redetect``: the whole pipeline again from the copied questions.
+- ``redetect``: the whole pipeline again from the copied questions;
+- ``rearbitrate``: one arbiter call per question again (another provider, model or profile) over the copied
+  candidates, then generation;
+- ``redispatch``: the copied verdicts through the dispatcher under other thresholds (no arbiter call), then
+  generation;
+- ``regenerate``: generation again (another generator or model) from the copied retrieval results.
 
 ``mode='auto'`` re-dispatches when neither the arbiter nor the model changes, and re-arbitrates otherwise. The new
-run's summary holds the diff against its source (``tasks/report/diff.py``). A backfill is resumable like an answer run:
-pass its ``run_id`` again and finished questions are kept.
+run's summary holds the diff against its source (``tasks/report/diff.py``). A backfill is resumable like an answer
+run: pass its ``run_id`` again and finished questions are kept, while a failed one (an arbiter call or a
+generation call that failed) is walked again.
 """
 
 from __future__ import annotations
 
 import json
 import time
-import traceback
 from collections import Counter
 from datetime import date, datetime
 from typing import Any
 
-from prefect import flow, get_run_logger, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow, get_run_logger
 from prefect.context import FlowRunContext
-from prefect.futures import as_completed
 
-from flows.answer import build_context
+from flows.answer import build_context, walk_all
 from schemas.settings import DispatchProfile, Settings, get_settings
 from tasks.arbiter.brief import build_arbiter_request
-from tasks.arbiter.run import arbitrate_question, redispatch_run
+from tasks.arbiter.dispatch import resolve_profile
 from tasks.detect.run import CorpusCache
-from tasks.generate.run import answer_question
 from tasks.llm.base import InvalidOutputError, LLMResult
 from tasks.llm.batch_api import run_batch
 from tasks.pipeline import (
     PipelineContext,
     parsed_question,
-    process_question,
     question_absent_terms,
+    walk_questions,
 )
 from tasks.providers import make_clients
 from tasks.report.diff import diff_runs
 from warehouse import diff as diff_store
 from warehouse.db import Warehouse
 from warehouse.detection import load_candidates
-from warehouse.questions import load_questions, set_question_status
+from warehouse.questions import load_questions
 from warehouse.retrieval import load_retrieval_result
-from warehouse.runs import fails_run, finish_run, get_run, record_error, start_run
+from warehouse.runs import fails_run, finish_run, get_run, start_run
 
-MODES = ("auto", "rearbitrate", "redispatch", "redetect")
+MODES = ("auto", "rearbitrate", "redispatch", "redetect", "regenerate")
+# the stage each mode's walk starts at (tasks.pipeline.STARTS)
+START = {"redetect": "detect", "rearbitrate": "arbitrate", "redispatch": "dispatch", "regenerate": "generate"}
 
 
 class BackfillError(ValueError):
@@ -74,32 +76,6 @@ def choose_mode(mode: str, *, arbiter: str | None, model: str | None, redetect: 
     return "redispatch" if arbiter is None and model is None else "rearbitrate"
 
 
-def rearbitrate_question(ctx: PipelineContext, row: dict[str, Any], overrides: dict[str, Any] | None = None) -> str:
-    """Arbitrate a question's copied candidates again (unless this run already holds its result), then generate.
-    Failures are recorded on the question and in ``errors``, never raised (one question never stops the run)."""
-    wh, run_id, qid = ctx.wh, ctx.run_id, row["question_id"]
-    stage = "arbiter"
-    try:
-        question = parsed_question(row)
-        result = load_retrieval_result(wh, run_id, qid)
-        if result is None:
-            candidates = load_candidates(wh, run_id, qid)
-            result = arbitrate_question(wh, run_id, question, candidates, ctx.arbiter, ctx.profile, overrides,
-                                        absent_terms=question_absent_terms(ctx, row, question))
-            if result is None:  # the call failed: already recorded by the arbiter brick
-                return "failed"
-            set_question_status(wh, run_id, qid, "arbitrated")
-        stage = "generate"
-        answer_question(wh, run_id, question, result, ctx.generator, ctx.settings, ctx.regime)
-        set_question_status(wh, run_id, qid, "answered")
-        return "answered"
-    except Exception as exc:
-        message = f"{stage}: {type(exc).__name__}: {exc}"
-        record_error(wh, run_id, stage, qid, message + "\n" + traceback.format_exc(limit=3))
-        set_question_status(wh, run_id, qid, "failed", message)
-        return "failed"
-
-
 class PrefetchedClient:
     """The arbiter client of a Batch API backfill: serves the replies fetched in one batch (rows already logged
     with ``batch_api = true``); a request the batch did not answer, or whose reply fails the question's own
@@ -107,6 +83,14 @@ class PrefetchedClient:
 
     def __init__(self, live, results: dict[str, Any]):
         self.live, self.provider, self.results = live, live.provider, results
+
+    @property
+    def gate(self):
+        return self.live.gate
+
+    @gate.setter
+    def gate(self, gate) -> None:  # questions in flight (tasks.pipeline): the live calls let the work gate go
+        self.live.gate = gate
 
     def complete(self, request, validate=None):
         result = self.results.pop(request.request_hash(), None)
@@ -141,12 +125,6 @@ def prefetch_arbiter_batch(ctx: PipelineContext, rows: list[dict[str, Any]], pol
         results = {r.request_hash(): x for r, x in zip(requests, replies) if isinstance(x, LLMResult)}
         log(f"batch API: {len(results)} of {len(requests)} answered; the rest go live")
     return PrefetchedClient(ctx.arbiter, results)
-
-
-@task(name="backfill-question", cache_policy=NO_CACHE)
-def backfill_question_task(ctx: PipelineContext, row: dict[str, Any], mode: str,
-                           overrides: dict[str, Any] | None) -> str:
-    return process_question(ctx, row) if mode == "redetect" else rearbitrate_question(ctx, row, overrides)
 
 
 def backfill_settings(base: Settings, source_cfg: dict[str, Any], source_run_id: str, *, arbiter: str | None,
@@ -213,76 +191,72 @@ def backfill_into(wh: Warehouse, source_run_id: str, settings: Settings, *, arbi
 def _backfill_questions(wh: Warehouse, run_id: str, source_run_id: str, s: Settings, *, mode: str, profile: str,
                         overrides: dict[str, Any] | None, regime: str, submit: bool, batch_poll_s: float | None,
                         log) -> dict[str, Any]:
+    start = START[mode]
     copied: dict[str, int] = {}
-    if mode == "redispatch":
-        # every time, resumed or not: it is cheap (no LLM call) and idempotent, and it leaves a result for every
-        # question even if a crash interrupted it; answers already stored are kept by generation's own check
-        redispatch_run(wh, source_run_id, profile, overrides, new_run_id=run_id)
-        start_run(wh, "backfill", {}, run_id=run_id)  # redispatch_run finished the run; generation follows
-        copied = {"questions": len(load_questions(wh, run_id))}
-    elif not load_questions(wh, run_id):
-        copied = diff_store.copy_question_rows(wh, source_run_id, run_id, with_candidates=mode != "redetect")
-    if copied:
+    if not load_questions(wh, run_id):  # a resumed backfill keeps what it has
+        copied = diff_store.copy_question_rows(wh, source_run_id, run_id, start)
         log(f"copied from {source_run_id}: {copied}")
     stale = diff_store.candidate_docs_without_lines(wh, run_id)
     if stale:
         log(f"warning: {len(stale)} document(s) of the source's candidates are no longer in the warehouse "
             f"(changed or removed since): {', '.join(d[:12] for d in stale)}; their passages have no text")
     rows = load_questions(wh, run_id)
-    skip = _failed_before_detection(wh, run_id)
+    skip = diff_store.failed_before_detection(wh, run_id)
     todo = [r for r in rows if r["status"] != "answered" and r["question_id"] not in skip]
     done: Counter[str] = Counter(r["status"] for r in rows if r not in todo)
-    ctx = _context(wh, run_id, s, mode, regime, profile)
-    if batch_poll_s is not None and todo:
-        ctx.arbiter = prefetch_arbiter_batch(ctx, todo, batch_poll_s, log)
-    if mode == "redispatch":
-        outcomes = (_generate_only(ctx, r) for r in todo)
-    elif submit and todo:
-        futures = [backfill_question_task.submit(ctx, r, mode, overrides) for r in todo]
-        outcomes = (f.result() for f in as_completed(futures))
-    else:
-        outcomes = (backfill_question_task.fn(ctx, r, mode, overrides) for r in todo)
     log(f"{len(rows)} question(s), {len(todo)} to process")
-    for status in outcomes:
-        done[status] += 1
-    ctx.arbiter.close()
-    ctx.generator.close()
+    if todo:
+        ctx = _context(wh, run_id, source_run_id, s, mode, regime, profile)
+        if batch_poll_s is not None:
+            ctx.arbiter = prefetch_arbiter_batch(ctx, todo, batch_poll_s, log)
+        walk_all(ctx, todo, start, done, calls=s.llm.max_in_flight if submit else 0, log=log)
     return {"questions": len(rows), "processed": len(todo), "statuses": dict(done), "copied": copied,
             "stale_docs": stale, "profile": profile, "overrides": overrides, "regime": regime}
 
 
-def _failed_before_detection(wh: Warehouse, run_id: str) -> set[str]:
-    """Questions that failed with no candidates (e.g. a missing document): nothing to re-arbitrate."""
-    return {r[0] for r in wh.execute(
-        "SELECT question_id FROM questions q WHERE run_id = ? AND status = 'failed' AND NOT EXISTS "
-        "(SELECT 1 FROM candidates c WHERE c.run_id = q.run_id AND c.question_id = q.question_id)", [run_id])}
-
-
-def _context(wh: Warehouse, run_id: str, s: Settings, mode: str, regime: str, profile: str) -> PipelineContext:
+def _context(wh: Warehouse, run_id: str, source_run_id: str, s: Settings, mode: str, regime: str,
+             profile: str) -> PipelineContext:
     if mode == "redetect":
-        return build_context(wh, run_id, s, regime, profile)
+        ctx = build_context(wh, run_id, s, regime, profile)
+    else:
+        arb, gen = make_clients(s, wh, run_id)
+        # the corpus (lines loaded lazily) gives the re-built arbiter briefs their absent_terms, as the first pass had
+        ctx = PipelineContext(wh=wh, run_id=run_id, settings=s, corpus=CorpusCache(wh, s), vectors=None,
+                              embedder=None, arbiter=arb, generator=gen, regime=regime, profile=profile)
+    ctx.source_run_id = source_run_id
+    return ctx
 
-    arb, gen = make_clients(s, wh, run_id)
-    # the corpus (lines loaded lazily) gives the re-built arbiter briefs their absent_terms, as the first pass had
-    return PipelineContext(wh=wh, run_id=run_id, settings=s, corpus=CorpusCache(wh, s), vectors=None, embedder=None,
-                           arbiter=arb, generator=gen, regime=regime, profile=profile)
 
+def redispatch_run(wh: Warehouse, source_run_id: str, profile: str | None = None,
+                   overrides: dict[str, Any] | None = None, new_run_id: str | None = None,
+                   settings: Settings | None = None) -> str:
+    """Dispatch ``source_run_id``'s stored verdicts again under other thresholds; returns the new run's id.
 
-def _generate_only(ctx: PipelineContext, row: dict[str, Any]) -> str:
-    """Redispatch mode: the retrieval result is already in this run; generate from it."""
-    qid = row["question_id"]
-    try:
-        result = load_retrieval_result(ctx.wh, ctx.run_id, qid)
-        if result is None:
-            return "failed"  # its arbiter call failed in the source run; recorded by redispatch_run
-        answer_question(ctx.wh, ctx.run_id, parsed_question(row), result, ctx.generator, ctx.settings, ctx.regime)
-        set_question_status(ctx.wh, ctx.run_id, qid, "answered")
-        return "answered"
-    except Exception as exc:
-        message = f"generate: {type(exc).__name__}: {exc}"
-        record_error(ctx.wh, ctx.run_id, "generate", qid, message + "\n" + traceback.format_exc(limit=3))
-        set_question_status(ctx.wh, ctx.run_id, qid, "failed", message)
-        return "failed"
+    The new run (flow 'redispatch', parent = source) gets copies of the source's questions, detector hits,
+    candidates and verdicts, and fresh retrieval_results: each question walked from the dispatch stage to its
+    retrieval result. No LLM is called; questions whose arbiter call failed stay failed. ``profile`` defaults to
+    the one the source run used."""
+    source = get_run(wh, source_run_id)
+    if source is None:
+        raise LookupError(f"run {source_run_id!r} not found; see `arbiter runs list` for run ids")
+    profile = profile or run_config(source).get("profile") or "balanced"
+    profile_name, _ = resolve_profile(profile, overrides)
+    new_run_id = start_run(wh, "redispatch", {"source_run_id": source_run_id, "profile": profile,
+                                               "overrides": dict(overrides or {})},
+                           run_id=new_run_id, parent_run_id=source_run_id)
+    s = (settings or Settings()).model_copy(deep=True)
+    s.dispatch = s.dispatch.model_copy(update=overrides or {})
+    with fails_run(wh, new_run_id):
+        copied = diff_store.copy_question_rows(wh, source_run_id, new_run_id, "dispatch")
+        skip = diff_store.failed_before_detection(wh, new_run_id)
+        ctx = PipelineContext(wh=wh, run_id=new_run_id, settings=s, corpus=None, vectors=None, embedder=None,
+                              arbiter=None, generator=None, profile=profile, stop_after="retrieval",
+                              source_run_id=source_run_id)
+        statuses = Counter(walk_questions(ctx, [r for r in load_questions(wh, new_run_id)
+                                                 if r["question_id"] not in skip], "dispatch"))
+    summary = {"source_run_id": source_run_id, "profile": profile_name, "copied": copied, "statuses": dict(statuses)}
+    finish_run(wh, new_run_id, "partial" if statuses.get("failed") else "ok", summary)
+    return new_run_id
 
 
 def parse_day(value: str | date | datetime | None) -> datetime | None:

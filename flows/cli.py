@@ -163,13 +163,14 @@ def redispatch(run_id: str = typer.Argument(..., help="past run whose stored ver
                max_primary: Optional[int] = typer.Option(None), max_supporting: Optional[int] = typer.Option(None),
                home: Optional[Path] = HomeOpt) -> None:
     """Re-dispatch a run's verdicts with other thresholds: a new linked run, no new LLM call."""
-    from tasks.arbiter.run import redispatch_run
+    from flows.backfill import redispatch_run
     from warehouse.db import Warehouse
 
     overrides = {k: v for k, v in {"min_relevance": min_relevance, "max_primary": max_primary,
                                    "max_supporting": max_supporting}.items() if v is not None}
-    with Warehouse(get_settings(home).duckdb_path) as wh:
-        new_run = redispatch_run(wh, run_id, profile=profile, overrides=overrides or None)
+    settings = get_settings(home)
+    with Warehouse(settings.duckdb_path) as wh:
+        new_run = redispatch_run(wh, run_id, profile=profile, overrides=overrides or None, settings=settings)
     typer.echo(new_run)
 
 

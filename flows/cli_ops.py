@@ -75,7 +75,7 @@ def backfill_cmd(from_run: Optional[str] = typer.Option(None, "--from-run", help
                                                                             "e.g. min_relevance=0.8 (repeatable)"),
                  regime: Optional[str] = typer.Option(None, help="auto | batch | sequential | both "
                                                                  "(default: the source's)"),
-                 mode: str = typer.Option("auto", help="auto | rearbitrate | redispatch | redetect"),
+                 mode: str = typer.Option("auto", help="auto | rearbitrate | redispatch | redetect | regenerate"),
                  redetect: bool = typer.Option(False, "--redetect", help="run the detectors again too"),
                  run_id: Optional[str] = typer.Option(None, help="resume this backfill run (with --from-run)"),
                  batch_api: bool = typer.Option(False, "--batch-api", help="send the arbiter calls as one OpenAI "

@@ -1,44 +1,51 @@
-"""One question through the pipeline: detect -> arbitrate -> generate. Each stage's rows are idempotent per
-(run_id, question_id), so a rerun of the same run resumes where it stopped and never duplicates rows.
+"""One walk of a question: detect -> arbitrate -> generate, from any starting stage, and the runs that drive it.
 
-Two ways to walk it, same rows: :func:`process_question` stores each stage as it finishes (for runs that call a
-model over the network, where a finished call must be kept at once); :func:`process_questions` walks the same
-stages with no write and stores a chunk of questions at a time (``warehouse.batch``), for offline runs, where the
-warehouse's statements used to cost more than the work itself.
+:func:`walk_question` is the only code that takes a question through the stages and the only code that decides a
+question's status and records its failure: the answer flow, a resume, every backfill mode (re-detect,
+re-arbitrate, re-dispatch, regenerate) and the Batch API backfill all walk their questions through it. Stage
+functions compute and return rows; each stage's rows go to the run's sink (``warehouse.sink``), the one writer,
+which writes them as the stage ends or with a chunk of finished questions, by policy. The same failure rule holds
+everywhere: a question with a failed row (its arbiter call, an answer, a write) is ``failed``, and a resume or a
+re-run of the backfill walks it again; rows are idempotent per (run_id, question_id), so a rerun never duplicates.
+
+:func:`walk_questions` drives a run's questions: one at a time, each stage stored as it ends (a model over the
+network: a paid result is kept at once); one at a time, stored a chunk at a time (offline, where the warehouse's
+statements used to cost more than the work); or many in flight on a model, stored a chunk at a time.
 """
 
 from __future__ import annotations
 
-import time
 import traceback
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas.contracts import ParsedQuestion
+from schemas.contracts import ArbiterOutput, ParsedQuestion
 from schemas.settings import Settings
-from tasks.arbiter.run import arbitrate, arbitrate_question, passage_text
-from tasks.detect.run import absent_terms, detect_question, run_detection
-from tasks.generate.run import answer_question, generate
+from tasks.arbiter.run import Arbitration, arbitrate, passage_text, redispatch
+from tasks.detect.run import absent_terms, run_detection
+from tasks.generate.run import generate
 from tasks.llm.client import LLMClient
 from tasks.llm.gate import WorkGate
+from tasks.providers import calls_remote
 from warehouse import corpus
 from warehouse.answers import answer_values, load_answers, reference_answer
-from warehouse.batch import QuestionWrite, write_chunk
 from warehouse.db import Warehouse
-from warehouse.detection import detection_rows
-from warehouse.llm_log import call_log, flush_calls
-from warehouse.questions import set_question_status
-from warehouse.retrieval import load_retrieval_result, retrieval_row, verdict_rows
-from warehouse.runs import record_error
+from warehouse.detection import detection_rows, load_candidates
+from warehouse.retrieval import (
+    load_arbiter_output,
+    load_retrieval_result,
+    load_retrieval_row,
+    retrieval_row,
+    verdict_rows,
+)
+from warehouse.sink import Policy, QuestionSink, QuestionWrite
 
-# an offline chunk is written after this many questions or seconds, whichever comes first: large enough that a
-# statement's fixed cost is spread thin, small enough that a SIGKILL costs seconds of offline work
-CHUNK_QUESTIONS = 64
-CHUNK_SECONDS = 5.0
-# questions in flight on a model (process_concurrently): their rows land within a second of finishing; each
+# where a walk may start: detection, the arbiter's call over stored candidates, the dispatcher over stored verdicts
+# (no call), generation from a stored retrieval result
+STARTS = ("detect", "arbitrate", "dispatch", "generate")
+# questions in flight on a model (walk_questions with calls): their rows land within a second of finishing; each
 # call's row is journaled (durable) before it returns, so a SIGKILL loses no call's record, only (at most) the
 # last second's question rows, whose questions a resume answers again
 CONCURRENT_CHUNK_SECONDS = 1.0
@@ -57,6 +64,7 @@ class PipelineContext:
     regime: str = "auto"   # auto | batch | sequential | both
     profile: str = "balanced"
     stop_after: str | None = None  # None | "candidates" | "retrieval"
+    source_run_id: str | None = None  # a backfill's source run (a re-dispatch reads its failed arbiter calls)
     scopes: dict[tuple[str, ...], list[str]] = field(default_factory=dict)  # docs -> doc ids, for the run's walk
 
 
@@ -80,6 +88,16 @@ def scope_doc_ids(wh: Warehouse, row: dict[str, Any]) -> list[str] | None:
     return sorted(set(found.values()))
 
 
+def _scope(ctx: PipelineContext, row: dict[str, Any]) -> list[str] | None:
+    """scope_doc_ids, remembered per document list: the corpus does not change while a run answers."""
+    key = tuple(row.get("docs") or ())
+    if not key:
+        return None
+    if key not in ctx.scopes:
+        ctx.scopes[key] = scope_doc_ids(ctx.wh, row)
+    return ctx.scopes[key]
+
+
 def question_absent_terms(ctx: PipelineContext, row: dict[str, Any], question) -> list[str] | None:
     """The arbiter's ``absent_terms`` for a question whose stored candidates are arbitrated again: recomputed from
     the documents (a function of the question and the documents only), so the rebuilt brief is the one first sent;
@@ -92,186 +110,134 @@ def question_absent_terms(ctx: PipelineContext, row: dict[str, Any], question) -
         return None
 
 
-def answered_regimes(wh: Warehouse, run_id: str, question_id: str) -> set[str]:
-    return {r[0] for r in wh.execute(
-        "SELECT regime FROM answers WHERE run_id = ? AND question_id = ? AND status = 'ok'", [run_id, question_id])}
+def stored_arbitration(ctx: PipelineContext, qid: str) -> Arbitration:
+    """The dispatch start: the arbiter output this run holds (copied from the backfill's source) through the
+    dispatcher again. A question whose arbiter call failed in the source comes back failed with that error."""
+    source = load_retrieval_row(ctx.wh, ctx.source_run_id, qid) if ctx.source_run_id else None
+    if source is not None and source["status"] == "failed":
+        return Arbitration(ArbiterOutput(verdicts=[]), source["arbiter_provider"], source["arbiter_model"], None,
+                           error=f"source run {ctx.source_run_id}: {source['error']}")
+    loaded = load_arbiter_output(ctx.wh, ctx.run_id, qid)
+    if loaded is None and source is None:
+        raise LookupError(f"no arbiter output to re-dispatch for {qid} (run {ctx.source_run_id or ctx.run_id} "
+                          "never arbitrated it); backfill it with --mode rearbitrate")
+    output, provenance = loaded or (ArbiterOutput(verdicts=[]), {
+        "provider": source["arbiter_provider"], "model": source["arbiter_model"], "call_id": None})
+    return redispatch(qid, output, provenance, load_candidates(ctx.wh, ctx.run_id, qid), ctx.profile,
+                      ctx.settings.dispatch.overrides() or None, passage_text(ctx.wh))
 
 
-def process_question(ctx: PipelineContext, row: dict[str, Any]) -> str:
-    """Run one question; returns its final status. Failures are recorded, never raised."""
-    qid = row["question_id"]
-    wh, run_id = ctx.wh, ctx.run_id
-    stage = "detect"
-    try:
-        question = parsed_question(row)
-        result = load_retrieval_result(wh, run_id, qid)  # resume: retrieval already done
-        if result is None:
-            doc_ids = scope_doc_ids(wh, row)
-            detection = detect_question(wh, run_id, question, doc_ids, ctx.corpus, ctx.vectors, ctx.embedder,
-                                        ctx.settings)
-            set_question_status(wh, run_id, qid, "detected")
-            if ctx.stop_after == "candidates":
-                return "detected"
-            stage = "arbiter"
-            result = arbitrate_question(wh, run_id, question, detection.pool(), ctx.arbiter, ctx.profile,
-                                        overrides=ctx.settings.dispatch.overrides() or None,
-                                        absent_terms=detection.absent_terms)
-            if result is None or getattr(result, "status", None) == "failed":
-                return "failed"
-            set_question_status(wh, run_id, qid, "arbitrated")
-        if ctx.stop_after == "retrieval":
-            return "arbitrated"
-        stage = "generate"
-        rows = answer_question(wh, run_id, question, result, ctx.generator, ctx.settings, ctx.regime)
-        failed = [r for r in rows if r.get("status") == "failed"]
-        if failed:  # the answer rows hold the error; the question shows it too, and a rerun retries it
-            set_question_status(wh, run_id, qid, "failed",
-                                "generate: " + "; ".join(f"{r['regime']}: {r.get('error')}" for r in failed))
-            return "failed"
-        set_question_status(wh, run_id, qid, "answered")
-        return "answered"
-    except Exception as exc:  # one question's failure never stops the run
-        message = f"{stage}: {type(exc).__name__}: {exc}"
-        record_error(wh, run_id, stage, qid, message + "\n" + traceback.format_exc(limit=3))
-        set_question_status(wh, run_id, qid, "failed", message)
-        return "failed"
-
-
-def _scope(ctx: PipelineContext, row: dict[str, Any]) -> list[str] | None:
-    """scope_doc_ids, remembered per document list: the corpus does not change while a run answers."""
-    key = tuple(row.get("docs") or ())
-    if not key:
-        return None
-    if key not in ctx.scopes:
-        ctx.scopes[key] = scope_doc_ids(ctx.wh, row)
-    return ctx.scopes[key]
-
-
-def walk_question(ctx: PipelineContext, row: dict[str, Any]) -> QuestionWrite:
-    """process_question's stages with no write: the question's rows, for its chunk. Failures are kept as rows."""
+def walk_question(ctx: PipelineContext, row: dict[str, Any], start: str = "detect",
+                  sink: QuestionSink | None = None) -> QuestionWrite:
+    """Walk one question from ``start`` (see :data:`STARTS`) to its end, or to ``ctx.stop_after``; a question whose
+    retrieval this run already holds resumes at generation, and a regime already answered ``ok`` is kept. Each
+    stage's rows go to ``sink.stage`` as the stage ends; returns all of them, merged (status and error included).
+    Failures become rows (status ``failed``, the error, an ``errors`` row), never exceptions: one question never
+    stops the run."""
+    if start not in STARTS:
+        raise ValueError(f"unknown start stage {start!r}; one of {', '.join(STARTS)}")
     qid, wh, run_id = row["question_id"], ctx.wh, ctx.run_id
-    w = QuestionWrite(question_id=qid, status=row["status"])
-    fresh = row["status"] == "loaded"  # a chunk lands whole, so a 'loaded' question has no rows of this run
-    stage = "detect"
+    walked = QuestionWrite(question_id=qid, status=row["status"], error=row.get("error"))
+
+    def emit(rows: QuestionWrite) -> None:
+        walked.merge(rows)
+        if sink is not None:
+            sink.stage(rows)
+
+    fresh = row["status"] == "loaded"  # a question with no rows of this run: nothing to resume from
+    stage = start
     try:
         question = parsed_question(row)
-        result = None if fresh else load_retrieval_result(wh, run_id, qid)  # resume: retrieval already done
+        result = None if fresh else load_retrieval_result(wh, run_id, qid)
+        if result is None and start == "generate":
+            raise LookupError(f"run {run_id} holds no retrieval result for {qid} to generate from (its arbiter call "
+                              "failed?); backfill it with --mode rearbitrate")
         if result is None:
-            detection = run_detection(question, _scope(ctx, row), ctx.corpus, ctx.vectors, ctx.embedder,
-                                      ctx.settings)
-            w.hits, w.candidates = detection_rows(run_id, qid, detection.hits, detection.candidates)
-            w.detectors, w.detector_rule = list(detection.plan.detectors), detection.plan.rule
-            w.status = "detected"
-            if ctx.stop_after == "candidates":
-                return w
+            if start == "detect":
+                detection = run_detection(question, _scope(ctx, row), ctx.corpus, ctx.vectors, ctx.embedder,
+                                          ctx.settings)
+                hits, candidates = detection_rows(run_id, qid, detection.hits, detection.candidates)
+                emit(QuestionWrite(qid, "detected", detectors=list(detection.plan.detectors),
+                                   detector_rule=detection.plan.rule, hits=hits, candidates=candidates))
+                if ctx.stop_after == "candidates":
+                    return walked
             stage = "arbiter"
-            a = arbitrate(question, detection.pool(), ctx.arbiter, ctx.profile,
-                          ctx.settings.dispatch.overrides() or None, detection.absent_terms, passage_text(wh))
-            w.verdicts = verdict_rows(run_id, qid, a.output.verdicts, provider=a.provider, model=a.model,
-                                      call_id=a.call_id)
-            w.retrieval = retrieval_row(run_id, qid, a.result, error=a.error, provider=a.provider, model=a.model)
-            if a.error is not None:
-                w.status, w.error = "failed", f"arbiter: {a.error}"
-                w.errors.append(("arbiter", a.error))
-                return w
+            if start == "dispatch":
+                a = stored_arbitration(ctx, qid)
+            else:
+                if start == "detect":
+                    pool, absent = detection.pool(), detection.absent_terms
+                else:
+                    pool, absent = load_candidates(wh, run_id, qid), question_absent_terms(ctx, row, question)
+                a = arbitrate(question, pool, ctx.arbiter, ctx.profile, ctx.settings.dispatch.overrides() or None,
+                              absent, passage_text(wh))
+            judged = QuestionWrite(
+                qid, "arbitrated",
+                verdicts=verdict_rows(run_id, qid, a.output.verdicts, provider=a.provider, model=a.model,
+                                      call_id=a.call_id),
+                retrieval=retrieval_row(run_id, qid, a.result, error=a.error, provider=a.provider, model=a.model))
+            if a.error is not None:  # the call failed: the retrieval row holds the error, and a rerun retries it
+                judged.status, judged.error = "failed", f"arbiter: {a.error}"
+                judged.errors.append(("arbiter", a.error))
+                emit(judged)
+                return walked
+            emit(judged)
             result = a.result
-            w.status = "arbitrated"
         if ctx.stop_after == "retrieval":
-            return w
+            return walked
         stage = "generate"
         done = {} if fresh else {r["regime"]: r for r in load_answers(wh, run_id, qid) if r["status"] == "ok"}
         reference = row.get("answer")
         if reference is None:
             reference = reference_answer(wh, run_id, qid)
-        rows = generate(wh, run_id, question, result, ctx.generator, ctx.settings, ctx.regime, done, reference)
-        new = [r for r in rows if r["regime"] not in done]
-        w.answers = [answer_values(r) for r in new]
-        w.errors += [("generate", f"{r['regime']}: {r.get('error')}") for r in new if r["status"] == "failed"]
+
+        def answered(r: dict[str, Any]) -> None:  # each regime's row as it ends, before the next regime's calls
+            errors = [("generate", f"{r['regime']}: {r.get('error')}")] if r["status"] == "failed" else []
+            emit(QuestionWrite(qid, "arbitrated", answers=[answer_values(r)], errors=errors))
+
+        rows = generate(wh, run_id, question, result, ctx.generator, ctx.settings, ctx.regime, done, reference,
+                        on_row=answered)
         failed = [r for r in rows if r.get("status") == "failed"]
         if failed:  # the answer rows hold the error; the question shows it too, and a rerun retries it
-            w.status = "failed"
-            w.error = "generate: " + "; ".join(f"{r['regime']}: {r.get('error')}" for r in failed)
-            return w
-        w.status = "answered"
+            emit(QuestionWrite(qid, "failed", "generate: " + "; ".join(f"{r['regime']}: {r.get('error')}"
+                                                                       for r in failed)))
+        else:
+            emit(QuestionWrite(qid, "answered"))
     except Exception as exc:  # one question's failure never stops the run
         message = f"{stage}: {type(exc).__name__}: {exc}"
-        w.errors.append((stage, message + "\n" + traceback.format_exc(limit=3)))
-        w.status, w.error = "failed", message
-    return w
+        emit(QuestionWrite(qid, "failed", message, errors=[(stage, message + "\n" + traceback.format_exc(limit=3))]))
+    return walked
 
 
-def _write(ctx: PipelineContext, items: list[QuestionWrite]) -> None:
-    """The chunk in one transaction; if that fails, question by question, a question whose rows cannot be written
-    failed with the reason (recorded as process_question records a failure). The chunk's llm_calls rows are
-    committed first, so that every call id an answer or verdict names is in llm_calls when the chunk lands."""
-    flush_calls(ctx.wh)
-    try:
-        write_chunk(ctx.wh, ctx.run_id, items)
-        return
-    except Exception:  # noqa: BLE001 - retried one by one below, where the failing question is named
-        pass
-    for item in items:
-        try:
-            write_chunk(ctx.wh, ctx.run_id, [item])
-        except Exception as exc:
-            message = f"write: {type(exc).__name__}: {exc}"
-            record_error(ctx.wh, ctx.run_id, "write", item.question_id, message)
-            set_question_status(ctx.wh, ctx.run_id, item.question_id, "failed", message)
-
-
-class _Chunks:
-    """Finished questions waiting for their chunk's write: CHUNK_QUESTIONS of them, or ``seconds`` after the
-    chunk's first, whichever comes first; :meth:`flush` writes what is left."""
-
-    def __init__(self, ctx: PipelineContext, seconds: float):
-        self.ctx, self.seconds = ctx, seconds
-        self.pending: list[QuestionWrite] = []
-        self.started = time.monotonic()
-
-    def add(self, item: QuestionWrite) -> None:
-        self.pending.append(item)
-        if len(self.pending) >= CHUNK_QUESTIONS or time.monotonic() - self.started >= self.seconds:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.pending:
-            _write(self.ctx, self.pending)
-        self.pending, self.started = [], time.monotonic()
-
-
-@contextmanager
-def _calls_with_chunks(ctx: PipelineContext, seconds: float) -> Iterator[None]:
-    """For the block, the calls' rows are inserted with their chunk (flushed by _write) rather than every 50 ms:
-    one statement of a chunk's calls instead of one per call or two (measured with the fake server: the call
-    log's inserts were 1.2 ms of CPU a question). Each row is still journaled first when durable_log is on."""
-    log = call_log(ctx.wh)
-    linger, log.linger_s = log.linger_s, 2 * seconds
-    try:
-        yield
-    finally:
-        log.linger_s = linger
-
-
-def process_questions(ctx: PipelineContext, rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    """Each question's final status as it finishes; its rows land with its chunk (CHUNK_QUESTIONS or
-    CHUNK_SECONDS). The finished questions of the last chunk are written however the walk ends (a SIGTERM too)."""
-    chunks = _Chunks(ctx, CHUNK_SECONDS)
-    with _calls_with_chunks(ctx, CHUNK_SECONDS):
-        try:
-            for row in rows:
-                item = walk_question(ctx, row)
-                chunks.add(item)
-                yield item.status
-        finally:
-            chunks.flush()
-
-
-def _walk_gated(gate: WorkGate, ctx: PipelineContext, row: dict[str, Any]) -> QuestionWrite:
+def _walk_gated(gate: WorkGate, ctx: PipelineContext, row: dict[str, Any], start: str) -> QuestionWrite:
     with gate.held():
-        return walk_question(ctx, row)
+        return walk_question(ctx, row, start)
 
 
-def process_concurrently(ctx: PipelineContext, rows: list[dict[str, Any]], calls: int) -> Iterator[str]:
+def walk_questions(ctx: PipelineContext, rows: Iterable[dict[str, Any]], start: str = "detect", *,
+                   calls: int = 0, policy: Policy | None = None) -> Iterator[str]:
+    """Walk ``rows`` from ``start``, yielding each question's final status as it finishes; how their rows land:
+
+    - ``calls`` > 0 (the arbiter is a model behind an API): questions in flight, ``calls`` of their calls at once,
+      stored a chunk at a time (:func:`_walk_concurrently`);
+    - a model over the network, one question at a time: each stage stored as it ends (``policy`` 'stage');
+    - offline: a chunk of finished questions at a time (``policy`` 'chunk': ``warehouse.sink.CHUNK_QUESTIONS`` or
+      ``CHUNK_SECONDS``).
+
+    ``policy`` None chooses by the run's providers. However the walk ends (done, or a SIGTERM between questions)
+    the finished questions are written."""
+    if calls > 0:
+        yield from _walk_concurrently(ctx, list(rows), start, calls)
+        return
+    policy = policy or ("stage" if calls_remote(ctx.settings) else "chunk")
+    with QuestionSink(ctx.wh, ctx.run_id, policy).open() as sink:
+        for row in rows:
+            walked = walk_question(ctx, row, start, sink)
+            sink.finished(walked)
+            yield walked.status
+
+
+def _walk_concurrently(ctx: PipelineContext, rows: list[dict[str, Any]], start: str, calls: int) -> Iterator[str]:
     """Questions in flight on a model, ``calls`` of their calls at once (the clients' shared slots cap them), each
     walked with no write; the finished ones' rows land a chunk at a time (CHUNK_QUESTIONS or
     CONCURRENT_CHUNK_SECONDS), from this thread only: 32 threads each writing their stages would queue on the
@@ -285,19 +251,17 @@ def process_concurrently(ctx: PipelineContext, rows: list[dict[str, Any]], calls
     gate = WorkGate()  # one question computes at a time; the others wait on their calls (tasks/llm/gate.py)
     ctx.arbiter.gate = ctx.generator.gate = gate
     pool = ThreadPoolExecutor(calls + calls // 2, thread_name_prefix="question")
-    futures = [pool.submit(_walk_gated, gate, ctx, r) for r in rows]
+    futures = [pool.submit(_walk_gated, gate, ctx, r, start) for r in rows]
     collected: set = set()
-    chunks = _Chunks(ctx, CONCURRENT_CHUNK_SECONDS)
-    with _calls_with_chunks(ctx, CONCURRENT_CHUNK_SECONDS):
+    with QuestionSink(ctx.wh, ctx.run_id, "chunk", CONCURRENT_CHUNK_SECONDS).open() as sink:
         try:
             for fut in as_completed(futures):
                 collected.add(fut)
-                item = fut.result()  # walk_question records failures as rows; it raises only on a stop
-                chunks.add(item)
-                yield item.status
+                walked = fut.result()  # walk_question records failures as rows; it raises only on a stop
+                sink.finished(walked)
+                yield walked.status
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             ctx.arbiter.gate = ctx.generator.gate = None
-            chunks.pending += [f.result() for f in futures
-                               if f not in collected and f.done() and not f.cancelled() and f.exception() is None]
-            chunks.flush()
+            sink.pending += [f.result() for f in futures
+                             if f not in collected and f.done() and not f.cancelled() and f.exception() is None]

@@ -1,4 +1,5 @@
-"""Aggregation (merging, ids, snippets, RRF, pool cap), the detection warehouse round-trip and detect_question."""
+"""Aggregation (merging, ids, snippets, RRF, pool cap), the detection warehouse round-trip, and the walk's detection
+stage stored by the sink."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from tasks.detect.aggregate import MAX_POOL, aggregate, candidate_id, rrf_score
 from tasks.detect.run import (
     CorpusCache,
     EmbedderMismatchError,
-    detect_question,
     run_detection,
 )
-from warehouse.detection import load_candidates, load_hits, save_detection
-from warehouse.questions import save_questions
+from tasks.pipeline import PipelineContext, walk_question
+from warehouse.detection import detection_rows, load_candidates, load_hits
+from warehouse.questions import load_questions, save_questions
+from warehouse.sink import QuestionSink, QuestionWrite, write_questions
 from warehouse.vectors import VectorStore
 
 DOC = "abcdef0123456789"
@@ -134,11 +136,17 @@ def test_hits_of_unknown_documents_are_refused(doc):
 
 
 # -- warehouse ---------------------------------------------------------------------------------------------------
+def save_detection(wh, run_id, qid, hits, cands):
+    hit_rows, cand_rows = detection_rows(run_id, qid, hits, cands)
+    write_questions(wh, run_id, [QuestionWrite(qid, "detected", hits=hit_rows, candidates=cand_rows)])
+
+
 def test_save_and_load_round_trip_is_idempotent(wh, doc):
     lines, toc = doc
     hits = [hit("toc", 1, 0, 0, 2, 12.0, ["premium"]), hit("keywords", 1, 0, 4, 5, 7.0, ["claims"]),
             hit("keywords", 2, 1, 6, 8, 3.0, ["claims"])]
     cands = aggregate("q1", hits, lines, toc, pool_size=2)
+    save_questions(wh, "run1", "set", [{"question_id": "q1", "text": "claims?"}])
     for _ in range(2):
         save_detection(wh, "run1", "q1", hits, cands)
     assert wh.scalar("SELECT count(*) FROM detector_hits") == 3
@@ -155,11 +163,11 @@ def test_save_and_load_round_trip_is_idempotent(wh, doc):
 
 def test_save_refuses_rows_of_another_question(wh):
     with pytest.raises(ValueError, match="q2"):
-        save_detection(wh, "run1", "q1", [hit("keywords", 1, 0, 0, 1, qid="q2")], [])
+        detection_rows("run1", "q1", [hit("keywords", 1, 0, 0, 1, qid="q2")], [])
 
 
-# -- detect_question ---------------------------------------------------------------------------------------------
-def test_detect_question_stores_hits_candidates_and_plan(wh, doc, tmp_path):
+# -- the walk's detection stage ----------------------------------------------------------------------------------
+def test_the_walk_stores_hits_candidates_and_plan(wh, doc, tmp_path):
     lines, toc = doc
     settings = Settings(home=tmp_path, detect={"pool_size": 3, "top_k_per_detector": 5})
     cache = CorpusCache(settings=settings)
@@ -170,19 +178,32 @@ def test_detect_question_stores_hits_candidates_and_plan(wh, doc, tmp_path):
     question = ParsedQuestion(question_id="q1", text="How long do claims take?", keywords_primary=["claims"],
                               keywords_secondary=["claim"], answer_shape="text", decomposition="single",
                               intent="explain", parser="test")
-    save_questions(wh, "run1", "set", [{"question_id": "q1", "text": question.text}])
-    pool = detect_question(wh, "run1", question, [DOC], cache, vectors, embedder, settings).pool()
+    save_questions(wh, "run1", "set", [{"question_id": "q1", "text": question.text,
+                                        "keywords_primary": question.keywords_primary,
+                                        "keywords_secondary": question.keywords_secondary, "answer_shape": "text",
+                                        "decomposition": "single", "intent": "explain", "parser": "test"}])
+    ctx = PipelineContext(wh=wh, run_id="run1", settings=settings, corpus=cache, vectors=vectors, embedder=embedder,
+                          arbiter=None, generator=None, stop_after="candidates", scopes={(): [DOC]})
+
+    def detect():
+        (row,) = load_questions(wh, "run1")
+        walked = walk_question(ctx, dict(row, docs=None), "detect", QuestionSink(wh, "run1", "stage"))
+        assert walked.status == "detected", walked.error
+        return load_candidates(wh, "run1", "q1")
+
+    pool = detect()
     assert 1 <= len(pool) <= 3
-    assert pool == load_candidates(wh, "run1", "q1")
+    fresh = run_detection(question, [DOC], cache, vectors, embedder, settings).pool()
+    assert [c.candidate_id for c in pool] == [c.candidate_id for c in fresh]  # (a vector score's last float bits vary)
     assert any(c.section == "2 Claims" and "toc" in c.methods for c in pool)
     detectors, rule = wh.execute("SELECT detectors, detector_rule FROM questions WHERE question_id = 'q1'")[0]
     assert detectors == ["toc", "keywords", "embeddings"] and rule.startswith("all:")
     assert {h.detector for h in load_hits(wh, "run1", "q1")} == {"toc", "keywords", "embeddings"}
-    again = detect_question(wh, "run1", question, [DOC], cache, vectors, embedder, settings).pool()
-    assert again == pool
+    assert detect() == pool
+    assert wh.scalar("SELECT count(*) FROM candidates") == len(load_candidates(wh, "run1", "q1", False))
 
 
-def test_detect_question_refuses_vectors_of_another_embedder(wh, doc, tmp_path):
+def test_detection_refuses_vectors_of_another_embedder(wh, doc, tmp_path):
     lines, toc = doc
     cache = CorpusCache(settings=Settings())
     corpus_doc = cache.add(DOC, lines, toc)

@@ -1,7 +1,10 @@
-"""The arbiter stage against a real DuckDB warehouse: storage round trip, failed calls, re-dispatch, audit.
+"""The arbiter stage of the one walk against a real DuckDB warehouse: storage round trip, failed calls, re-dispatch,
+audit.
 
-The sample corpus is parsed and stored, its questions parsed, and detection (TOC + keywords) run for real; only
-the arbiter's provider varies (the rules arbiter, or a provider that fails).
+The sample corpus is parsed and stored, its questions parsed, and detection (TOC + keywords) run for real and
+stored by the walk; then each question is walked from the arbiter stage (``tasks.pipeline.walk_question``, each
+stage's rows written as it ends), with only the arbiter's provider varying (the rules arbiter, or a provider that
+fails).
 """
 
 from __future__ import annotations
@@ -10,21 +13,23 @@ import json
 
 import pytest
 
+from flows.backfill import redispatch_run
 from schemas.contracts import ArbiterOutput, RetrievalResult
 from schemas.settings import LLMSettings, Settings
 from tasks.arbiter import evidence as ev
 from tasks.arbiter.audit import AuditError, audit_question, render_audit
 from tasks.arbiter.brief import build_arbiter_request
 from tasks.arbiter.rules import RulesArbiterProvider
-from tasks.arbiter.run import arbitrate_question, redispatch_run
 from tasks.corpus.parse import parse_pdf
 from tasks.corpus.sample.generate import generate_sample_corpus
-from tasks.detect.run import CorpusCache, absent_terms, detect_question, run_detection
+from tasks.detect.aggregate import AggregatedCandidate
+from tasks.detect.run import CorpusCache, absent_terms, run_detection
 from tasks.llm.base import TerminalLLMError
 from tasks.llm.client import LLMClient
+from tasks.pipeline import PipelineContext, walk_question
 from tasks.questions.parser import parse_question
 from warehouse.corpus import replace_document
-from warehouse.detection import load_candidates
+from warehouse.detection import detection_rows, load_candidates
 from warehouse.llm_log import flush_calls
 from warehouse.questions import load_questions, save_questions
 from warehouse.retrieval import (
@@ -34,6 +39,7 @@ from warehouse.retrieval import (
     load_verdicts,
 )
 from warehouse.runs import get_run, start_run
+from warehouse.sink import QuestionSink, QuestionWrite, write_questions
 
 QUESTIONS = ("s10", "s17", "s25", "s26")
 
@@ -73,14 +79,30 @@ def run(wh, corpus, tmp_path):
     cache = CorpusCache(None, settings)  # frames handed in: the documents just stored
     for d in docs:
         cache.add(d.doc_id, d.lines, d.toc)
-    pools = {qid: detect_question(wh, run_id, q, None, cache, None, None, settings).pool()
-             for qid, q in parsed.items()}
+    ctx = PipelineContext(wh=wh, run_id=run_id, settings=settings, corpus=cache, vectors=None, embedder=None,
+                          arbiter=None, generator=None, stop_after="candidates")
+    for row in load_questions(wh, run_id):
+        assert walk_question(ctx, row, "detect", QuestionSink(wh, run_id, "stage")).status == "detected"
+    pools = {qid: load_candidates(wh, run_id, qid) for qid in parsed}
     yield run_id, parsed, pools
     flush_calls(wh)  # the clients log in batches: commit before the warehouse closes
 
 
 def rules_client(wh, run_id):
     return LLMClient(RulesArbiterProvider(), wh, run_id, LLMSettings())
+
+
+def arbitrate_question(wh, run_id, question, pool, client, profile="balanced"):
+    """Walk ``question`` from the arbiter stage over ``pool`` (stored as its candidates first, as detection would)
+    to its retrieval result, each stage written as it ends; returns the stored result (None when it failed)."""
+    qid = question.question_id
+    _, candidates = detection_rows(run_id, qid, [], [AggregatedCandidate(c, i, True) for i, c in enumerate(pool, 1)])
+    write_questions(wh, run_id, [QuestionWrite(qid, "detected", candidates=candidates)])
+    ctx = PipelineContext(wh=wh, run_id=run_id, settings=Settings(), corpus=None, vectors=None, embedder=None,
+                          arbiter=client, generator=None, profile=profile, stop_after="retrieval")
+    row = next(r for r in load_questions(wh, run_id) if r["question_id"] == qid)
+    walk_question(ctx, row, "arbitrate", QuestionSink(wh, run_id, "stage"))
+    return load_retrieval_result(wh, run_id, qid)
 
 
 def count(wh, table, run_id=None):
@@ -122,9 +144,8 @@ def test_arbitrate_stores_verdicts_and_result_idempotently(wh, run):
     assert count(wh, "verdicts", run_id) == len(pool) and count(wh, "retrieval_results", run_id) == 1
 
 
-def test_failed_call_is_recorded_and_the_next_question_goes_on(wh, run):
+def test_failed_call_is_recorded_the_next_question_goes_on_and_a_rerun_retries_it(wh, run):
     run_id, parsed, pools = run
-    assert arbitrate_question(wh, run_id, parsed["s10"], pools["s10"], rules_client(wh, run_id)) is not None
     down = LLMClient(Failing(), wh, run_id, LLMSettings())
     assert arbitrate_question(wh, run_id, parsed["s10"], pools["s10"], down, "balanced") is None
     row = load_retrieval_row(wh, run_id, "s10")
@@ -139,16 +160,19 @@ def test_failed_call_is_recorded_and_the_next_question_goes_on(wh, run):
 
     ok = arbitrate_question(wh, run_id, parsed["s25"], pools["s25"], rules_client(wh, run_id), "balanced")
     assert ok is not None and ok.status == "found"
+    again = arbitrate_question(wh, run_id, parsed["s10"], pools["s10"], rules_client(wh, run_id), "balanced")
+    assert again is not None and load_retrieval_row(wh, run_id, "s10")["error"] is None
+    q = {r["question_id"]: r for r in load_questions(wh, run_id)}["s10"]
+    assert q["status"] == "arbitrated" and q["error"] is None
 
 
 def test_empty_pool_is_not_found_without_a_call(wh, run):
     run_id, parsed, pools = run
-    arbitrate_question(wh, run_id, parsed["s25"], pools["s25"], rules_client(wh, run_id), "balanced")
     calls = count(wh, "llm_calls")
     result = arbitrate_question(wh, run_id, parsed["s25"], [], rules_client(wh, run_id), "balanced")
     assert result.status == "not_found" and result.rule == "not_found: no candidates"
     assert result.arbiter_call_id is None and count(wh, "llm_calls") == calls
-    assert load_verdicts(wh, run_id, "s25") == []  # the earlier pass's verdicts do not linger
+    assert load_verdicts(wh, run_id, "s25") == []
 
 
 def test_redispatch_makes_a_linked_run_without_llm_calls(wh, run):

@@ -7,11 +7,12 @@ what moved. The diff's own rules are pinned on hand-made rows.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 import typer
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, FakeResponse, completion, error_body
 from test_crash_resume import FAILING, arbiter_replies, question_subset
 from typer.testing import CliRunner
 
@@ -160,6 +161,52 @@ def test_batch_api_backfill_sends_one_batch_and_the_rest_live(night, monkeypatch
         backfill_flow(from_run=source, batch_api=True, home=str(night["home"]))
     with pytest.raises(BackfillError, match="unknown threshold"):
         backfill_flow(from_run=source, thresholds={"min_relevence": 0.5}, home=str(night["home"]))
+
+
+def generation_replies(failing: set[str]):
+    """A fake model's generation replies: HTTP 400 for the questions in ``failing``, a found answer otherwise."""
+    def reply(body: dict) -> FakeResponse:
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        qid = re.search(r"Question \(([^)]+)\)", user).group(1)
+        if qid in failing:
+            return FakeResponse(status=400, body=error_body(f"fake: generation for {qid} rejected"))
+        return FakeResponse(body=completion({"value": "fake value", "evidence": [], "answer_found": True,
+                                             "complete_answer_found": True, "confidence": 0.9, "caveats": []}))
+    return reply
+
+
+@pytest.mark.parametrize("mode", ["redispatch", "rearbitrate", "regenerate", "redetect"])
+def test_a_generation_call_failing_in_a_backfill_fails_its_question_and_a_rerun_retries_it(night, monkeypatch, mode):
+    """Every backfill mode walks its questions through the one walk, whose failure rule is the answer flow's: a
+    question with a failed answer row is 'failed' (not 'answered' with a failed answer), and the backfill's resume
+    walks it again."""
+    source = night["first"]["answer_runs"][0]["run_id"]
+    with open_wh(night) as wh:  # a question the source answered from a found passage: generation is called
+        failing = wh.scalar("SELECT min(question_id) FROM retrieval_results WHERE run_id = ? AND status = 'found'",
+                            [source])
+    with FakeOpenAI(default=generation_replies({failing})) as fake:
+        for key, value in {"ARBITER_LLM__BASE_URL": fake.base_url, "ARBITER_LLM__API_KEY": "sk-test",
+                           "ARBITER_LLM__MAX_ATTEMPTS": "1"}.items():
+            monkeypatch.setenv(key, value)
+        (b,) = backfill_flow(from_run=source, generator="openai", mode=mode, home=str(night["home"]))["backfills"]
+        with open_wh(night) as wh:
+            status, error = wh.execute("SELECT status, error FROM questions WHERE run_id = ? AND question_id = ?",
+                                       [b["run_id"], failing])[0]
+            run_status = wh.scalar("SELECT status FROM runs WHERE run_id = ?", [b["run_id"]])
+            answer = wh.query("SELECT status, error FROM answers WHERE run_id = ? AND question_id = ?",
+                              [b["run_id"], failing])
+        assert b["statuses"] == {"answered": len(QIDS) - 1, "failed": 1}
+        assert status == "failed" and error.startswith("generate: ") and "rejected" in error
+        assert run_status == "partial" and [a["status"] for a in answer] == ["failed"]
+
+        fake.default = generation_replies(set())  # the model is back: the backfill's resume retries the question
+        again = backfill_flow(from_run=source, generator="openai", mode=mode, run_id=b["run_id"],
+                              home=str(night["home"]))["backfills"][0]
+    assert again["processed"] == 1 and again["statuses"] == {"answered": len(QIDS)}
+    with open_wh(night) as wh:
+        assert wh.query("SELECT status, value FROM answers WHERE run_id = ? AND question_id = ?",
+                        [b["run_id"], failing]) == [{"status": "ok", "value": "fake value"}]
+        assert wh.scalar("SELECT status FROM runs WHERE run_id = ?", [b["run_id"]]) == "ok"
 
 
 def _diff_app() -> typer.Typer:

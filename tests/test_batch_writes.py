@@ -1,6 +1,6 @@
-"""The offline pipeline's chunked writes (tasks.pipeline.process_questions + warehouse.batch) store exactly the rows
-that the stage-by-stage path (process_question) stores; a walk stopped mid-way writes what finished, and a resume
-completes it with no duplicate and no change to the finished questions."""
+"""The one walk's two write policies (tasks.pipeline.walk_questions + warehouse.sink): a chunk of finished questions
+at a time stores exactly the rows that each stage as it ends stores; a walk stopped mid-way writes what finished, and
+a resume completes it with no duplicate and no change to the finished questions."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from schemas.settings import get_settings
 from tasks import pipeline
 from tasks.corpus.sample.generate import generate_sample_corpus
 from tasks.questions.load import ingest_questions
+from warehouse import sink
 from warehouse.db import Warehouse
 from warehouse.errors import RunStopped
 from warehouse.questions import load_questions
@@ -60,10 +61,10 @@ def rows(wh: Warehouse, run_id: str) -> dict[str, list[dict]]:
 def test_chunked_writes_store_what_stage_writes_store(corpus, monkeypatch):
     wh, sample, settings = corpus
     staged, ctx = new_run(wh, sample, settings, "staged")
-    statuses = [pipeline.process_question(ctx, r) for r in load_questions(wh, staged)]
+    statuses = list(pipeline.walk_questions(ctx, load_questions(wh, staged), policy="stage"))
     chunked, ctx = new_run(wh, sample, settings, "chunked")
-    monkeypatch.setattr(pipeline, "CHUNK_QUESTIONS", 7)  # several chunks, the last one short
-    assert list(pipeline.process_questions(ctx, load_questions(wh, chunked))) == statuses
+    monkeypatch.setattr(sink, "CHUNK_QUESTIONS", 7)  # several chunks, the last one short
+    assert list(pipeline.walk_questions(ctx, load_questions(wh, chunked), policy="chunk")) == statuses
     assert set(statuses) == {"answered"}
     a, b = rows(wh, staged), rows(wh, chunked)
     for table in TABLES:
@@ -74,7 +75,7 @@ def test_chunked_writes_store_what_stage_writes_store(corpus, monkeypatch):
 def test_a_stopped_walk_keeps_what_finished_and_resumes(corpus, monkeypatch):
     wh, sample, settings = corpus
     run_id, ctx = new_run(wh, sample, settings, "stopped")
-    monkeypatch.setattr(pipeline, "CHUNK_QUESTIONS", 4)
+    monkeypatch.setattr(sink, "CHUNK_QUESTIONS", 4)
     todo = load_questions(wh, run_id)
 
     def stopped_after(n):  # the signal lands between two questions, with a chunk part-filled
@@ -83,7 +84,7 @@ def test_a_stopped_walk_keeps_what_finished_and_resumes(corpus, monkeypatch):
                 raise RunStopped("SIGTERM")
             yield row
 
-    walk = pipeline.process_questions(ctx, stopped_after(10))
+    walk = pipeline.walk_questions(ctx, stopped_after(10), policy="chunk")
     with pytest.raises(RunStopped):
         for _ in walk:
             pass
@@ -93,7 +94,7 @@ def test_a_stopped_walk_keeps_what_finished_and_resumes(corpus, monkeypatch):
     before = {t: [r for r in v if r.get("question_id") in done] for t, v in rows(wh, run_id).items()}
 
     rest = [r for r in load_questions(wh, run_id) if r["status"] != "answered"]
-    assert set(pipeline.process_questions(ctx, rest)) == {"answered"}
+    assert set(pipeline.walk_questions(ctx, rest, policy="chunk")) == {"answered"}
     after = rows(wh, run_id)
     assert {t: [r for r in v if r.get("question_id") in done] for t, v in after.items()} == before
     for table, key in (("answers", "question_id, regime"), ("verdicts", "question_id, candidate_id"),

@@ -25,11 +25,12 @@ from tasks.evaluate.score import (
     summarise,
 )
 from tasks.questions.load import question_set_name
-from warehouse.answers import save_answer
+from warehouse.answers import answer_values
 from warehouse.db import Warehouse
 from warehouse.evals import load_eval_results, method_summary, save_eval_results
 from warehouse.questions import save_questions
-from warehouse.retrieval import save_retrieval_result
+from warehouse.retrieval import retrieval_row
+from warehouse.sink import QuestionWrite, write_questions
 
 RUN = "run-eval"
 PT, TAB, CH, FIG = "Pure-text (Plain-text)", "Table", "Chart", "Figure"
@@ -83,7 +84,7 @@ def filled(wh):
          "answer_shape": "entity", "status": "answered"} for q, g, a, lab in QUESTIONS])
     for r in (_result("q1", [4], [7]), _result("q2", status="not_found"), _result("q3", status="not_found"),
               _result("q4", [3]), _result("q5", [8, 8], [6])):
-        save_retrieval_result(wh, RUN, r)
+        write_questions(wh, RUN, [QuestionWrite(r.question_id, "answered", retrieval=retrieval_row(RUN, r.question_id, r))])
     wh.insert_rows("candidates", [
         _cand("q1", 1, 7, 1, {"keywords": 2, "embeddings": 1}), _cand("q1", 2, 7, 2, {"keywords": 1}),
         _cand("q1", 3, 2, 3, {"embeddings": 2, "toc": 1}), _cand("q1", 4, 9, 4, {"keywords": 3}),
@@ -97,7 +98,7 @@ def filled(wh):
               _answer("q4", "batch", "7", False, (80, 8)), _answer("q4", "sequential", "8", True, (60, 6)),
               _answer("q5", "batch", None, True, (20, 0), status="failed"),
               _answer("q5", "sequential", "1000", False, (70, 7))):
-        save_answer(wh, a)
+        write_questions(wh, RUN, [QuestionWrite(a["question_id"], "answered", answers=[answer_values(a)])])
     rows = score_run(wh, RUN, "both")
     save_eval_results(wh, RUN, rows)
     return rows

@@ -1,5 +1,5 @@
-"""The two regimes and their exits (queue-fed fake client), then answer_question against a real warehouse with the
-real LLMClient and the extractive provider."""
+"""The two regimes and their exits (queue-fed fake client), then the walk from generation against a real warehouse
+with the real LLMClient and the extractive provider (``tests.walks.answer_question``)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from tasks.generate.prompts import (
     passage_block,
 )
 from tasks.generate.router import Budget
-from tasks.generate.run import answer_question, join_adjacent, prepare_passage
+from tasks.generate.run import join_adjacent, prepare_passage
 from tasks.llm.base import LLMResult, TerminalLLMError
 from tasks.llm.client import LLMCallFailed, LLMClient
 from tasks.llm.tokens import count_messages, count_tokens
@@ -32,6 +32,7 @@ from warehouse.llm_log import flush_calls
 from warehouse.prices import load_prices
 from warehouse.runs import start_run
 from tests.test_reader_examples import answer as extract
+from tests.walks import answer_question
 
 DOC = "d" * 64
 
@@ -127,7 +128,7 @@ def test_failed_call_ends_the_regime_with_the_error_and_its_usage():
     assert "503" in out.error and out.usage.input_tokens == 142
 
 
-# -- answer_question: real client, real warehouse ------------------------------------------------------------------
+# -- the walk from generation: real client, real warehouse ------------------------------------------------------------------
 def passage(cid: str, page: int, lines: list[str], start: int, relevance: float, role: str = "primary"):
     return RetrievedPassage(candidate_id=cid, doc_id=DOC, page=page, line_start=start,
                             line_end=start + len(lines) - 1, section="Results", text="\n".join(lines), role=role,
@@ -155,9 +156,7 @@ def client_for(wh, run_id, provider=None):
 
 
 def test_answer_question_both_regimes_rows_calls_and_views(wh, run_id):
-    wh.execute("INSERT INTO questions (run_id, question_set, question_id, text, answer, status) "
-               "VALUES (?, 'dev', 'q1', 'What was the total revenue in 2023?', '$4.2 million', 'arbitrated')", [run_id])
-    rows = answer_question(wh, run_id, q(), RESULT, client_for(wh, run_id), Settings(), "both")
+    rows = answer_question(wh, run_id, q(), RESULT, client_for(wh, run_id), Settings(), "both", answer="$4.2 million")
     flush_calls(wh)
     by = {r["regime"]: r for r in rows}
     assert by["batch"]["exit"] == "single_call" and by["sequential"]["exit"] == "sufficiency"

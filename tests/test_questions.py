@@ -15,13 +15,10 @@ from tasks.questions.load import (
     question_set_name,
     resolve_docs,
 )
-from warehouse.db import WarehouseError
 from warehouse.questions import (
     load_questions,
     question_sets,
     save_questions,
-    set_detector_plan,
-    set_question_status,
 )
 
 
@@ -191,22 +188,3 @@ def test_save_rejects_bad_rows_without_writing(wh):
         save_questions(wh, "r1", "s", [_row("a", status="done")])
     assert load_questions(wh, "r1") == []
 
-
-def test_status_and_detector_plan_updates(wh):
-    save_questions(wh, "r1", "s", [_row("a"), _row("b")])
-    set_question_status(wh, "r1", "a", "detected")
-    set_question_status(wh, "r1", "b", "failed", error="no candidates")
-    set_detector_plan(wh, "r1", "a", ["keywords", "embeddings"], "no toc: document has no sections")
-    rows = {r["question_id"]: r for r in load_questions(wh, "r1")}
-    assert rows["a"]["status"] == "detected" and rows["a"]["error"] is None
-    assert rows["a"]["detectors"] == ["keywords", "embeddings"]
-    assert rows["a"]["detector_rule"] == "no toc: document has no sections"
-    assert rows["b"]["status"] == "failed" and rows["b"]["error"] == "no candidates"
-    with pytest.raises(ValueError, match="not one of"):
-        set_question_status(wh, "r1", "a", "finished")
-    with pytest.raises(ValueError, match="unknown detector"):
-        set_detector_plan(wh, "r1", "a", ["bm25"], "x")
-    with pytest.raises(WarehouseError, match="not in run 'r1'"):
-        set_question_status(wh, "r1", "zzz", "answered")
-    with pytest.raises(WarehouseError, match="not in run 'r2'"):
-        set_detector_plan(wh, "r2", "a", ["toc"], "x")

@@ -16,12 +16,11 @@ from schemas.contracts import (
 )
 from schemas.settings import GenerateSettings, LLMSettings
 from tasks.generate.extractive import ExtractiveProvider
-from tasks.generate.run import answer_question
 from tasks.llm.base import TerminalLLMError
 from tasks.llm.client import LLMClient
 from tasks.report.html import nice_ticks, scatter_chart, section, write_report
+from tests.walks import answer_question, store_retrieval
 from warehouse.prices import load_prices
-from warehouse.retrieval import save_failed_retrieval, save_retrieval_result
 from warehouse.runs import record_error, start_run
 
 DOC = "e" * 64
@@ -67,8 +66,6 @@ def report_run(wh):
     run_id = start_run(wh, "answer", {"regime": "both", "generator": "extractive"})
     client = LLMClient(ExtractiveProvider(), wh, run_id, LLMSettings())
     for qid, text, shape, decomposition, kws, texts in QUESTIONS:
-        wh.execute("INSERT INTO questions (run_id, question_set, question_id, text, status) VALUES (?, 'dev', ?, ?, "
-                   "'arbitrated')", [run_id, qid, text])
         question = ParsedQuestion(question_id=qid, text=text, keywords_primary=kws, keywords_secondary=[],
                                   answer_shape=shape, decomposition=decomposition, intent="t", parser="test")
         passages = [passage(qid, i, lines) for i, lines in enumerate(texts)]
@@ -76,15 +73,15 @@ def report_run(wh):
                                         note="p.1 and p.2 state different values")] if qid == "q1" else []
         result = RetrievalResult(question_id=qid, status="found", primary=passages, contradictions=contradictions,
                                  rule="primary", arbiter_provider="rules", arbiter_model="rules")
-        save_retrieval_result(wh, run_id, result)
         answer_question(wh, run_id, question, result, client, GenerateSettings(), "both")
     nf = RetrievalResult(question_id="q5", status="not_found", rule="no_primary", not_found_reason="no candidate "
                          "names the warranty", arbiter_provider="rules", arbiter_model="rules")
-    save_retrieval_result(wh, run_id, nf)
     q5 = ParsedQuestion(question_id="q5", text="What is the warranty period?", keywords_primary=["warranty"],
                         keywords_secondary=[], answer_shape="date", decomposition="single", intent="t", parser="t")
     answer_question(wh, run_id, q5, nf, client, GenerateSettings(), "both")
-    save_failed_retrieval(wh, run_id, "q6", "LLMCallFailed: arbiter timed out")
+    q6 = ParsedQuestion(question_id="q6", text="Who audits the accounts?", keywords_primary=["audit"],
+                        keywords_secondary=[], answer_shape="entity", decomposition="single", intent="t", parser="t")
+    store_retrieval(wh, run_id, q6, None, "LLMCallFailed: arbiter timed out")
     record_error(wh, run_id, "arbiter", "q6", "LLMCallFailed: arbiter timed out\ntraceback...")
 
     class Failing:

@@ -1,6 +1,7 @@
 """``answers`` rows and the read side of the generation brick: regime figures, routing, failures, contradictions.
 
-Writes are idempotent per (run_id, question_id, regime): a rerun replaces the row in one transaction. The cost
+The rows are built here (:func:`answer_values`) and written by ``warehouse.sink``, replaced per (run_id,
+question_id, regime). The cost
 views (``answer_costs``, ``regime_comparison``, ``regime_summary``) are created by migration m003; they read
 ``llm_calls``, so the readers here flush queued call rows first (``warehouse.llm_log.flush_calls``).
 
@@ -39,17 +40,8 @@ ANSWER_COLUMNS = (
 )
 
 
-def save_answer(wh: Warehouse, row: dict[str, Any]) -> None:
-    """Insert or replace one answer row (keyed by run_id, question_id, regime)."""
-    values = answer_values(row)
-    with wh.transaction():
-        wh.execute("DELETE FROM answers WHERE run_id = ? AND question_id = ? AND regime = ?",
-                   [row["run_id"], row["question_id"], row["regime"]])
-        wh.insert_rows("answers", [values])
-
-
 def answer_values(row: dict[str, Any]) -> dict[str, Any]:
-    """An answer row as the table stores it (JSON text, created_at), checked (save_answer, or a chunk's batch)."""
+    """An answer row as the table stores it (JSON text, created_at), checked."""
     missing = [c for c in ("run_id", "question_id", "regime", "routed", "status") if row.get(c) is None]
     if missing:
         raise ValueError(f"answer row lacks {', '.join(missing)}: {row.get('question_id')!r}")

@@ -1,7 +1,5 @@
-"""SQL for the detection brick: ``detector_hits`` and ``candidates``, replaced whole per (run_id, question_id).
-
-A rerun of the same question in the same run deletes its previous rows and inserts the new ones in one
-transaction, so detection is idempotent and never leaves a half-written question behind.
+"""SQL for the detection brick: ``detector_hits`` and ``candidates`` rows (written by ``warehouse.sink``, replaced
+whole per (run_id, question_id)) and their reads.
 """
 
 from __future__ import annotations
@@ -19,24 +17,13 @@ CANDIDATE_COLUMNS = ["run_id", "question_id", "candidate_id", "doc_id", "page", 
                      "rrf_score", "rrf_rank", "in_pool"]
 
 
-def save_detection(wh: Warehouse, run_id: str, question_id: str, hits: Sequence[DetectorHit],
-                   candidates: Sequence[tuple[CandidateBrief, int, bool]]) -> None:
-    """Replace the question's hits and candidates. ``candidates``: (brief, rrf_rank, in_pool) triples."""
-    hit_rows, cand_rows = detection_rows(run_id, question_id, hits, candidates)
-    with wh.transaction():
-        wh.execute("DELETE FROM detector_hits WHERE run_id = ? AND question_id = ?", [run_id, question_id])
-        wh.execute("DELETE FROM candidates WHERE run_id = ? AND question_id = ?", [run_id, question_id])
-        wh.insert_rows("detector_hits", hit_rows)
-        wh.insert_rows("candidates", cand_rows)
-
-
 def detection_rows(run_id: str, question_id: str, hits: Sequence[DetectorHit],
                    candidates: Sequence[tuple[CandidateBrief, int, bool]]) -> tuple[list[dict], list[dict]]:
-    """The ``detector_hits`` and ``candidates`` rows of one question (written by save_detection, or with their
-    chunk of questions by ``warehouse.batch``)."""
+    """The ``detector_hits`` and ``candidates`` rows of one question (``candidates``: (brief, rrf_rank, in_pool)
+    triples), for ``warehouse.sink``."""
     wrong = sorted(({h.question_id for h in hits} | {c[0].question_id for c in candidates}) - {question_id})
     if wrong:
-        raise ValueError(f"save_detection for question {question_id!r} got rows of question(s) {wrong}")
+        raise ValueError(f"detection rows for question {question_id!r} got rows of question(s) {wrong}")
     hit_rows = [[run_id, question_id, h.detector, h.rank, h.raw_score, h.doc_id, h.page, h.line_start, h.line_end,
                  h.section_id, list(h.matched_keywords)] for h in hits]
     cand_rows = [[run_id, question_id, b.candidate_id, b.doc_id, b.page, b.line_start, b.line_end, b.section_id,

@@ -11,7 +11,6 @@ from typing import Any
 
 from warehouse.db import Warehouse
 from warehouse.llm_log import flush_calls
-from warehouse.retrieval import copy_table_rows
 
 
 def runs_exist(wh: Warehouse, run_ids: list[str]) -> list[str]:
@@ -110,23 +109,58 @@ def answer_runs_between(wh: Warehouse, since: Any | None, until: Any | None,
     return wh.query(sql + " ORDER BY started_at, run_id", params)
 
 
-def copy_question_rows(wh: Warehouse, source_run_id: str, new_run_id: str, *, with_candidates: bool) -> dict[str, int]:
-    """Copy a run's questions (reset to 'loaded') and, with ``with_candidates``, its detector hits and candidates
-    (questions then 'detected'), replacing any rows ``new_run_id`` already has; rows copied per table."""
-    status = "detected" if with_candidates else "loaded"
+# what a backfill that starts its questions' walk at a stage copies from its source run: everything upstream of it
+COPIED_FOR = {
+    "detect": (),
+    "arbitrate": ("detector_hits", "candidates"),
+    "dispatch": ("detector_hits", "candidates", "verdicts"),
+    "generate": ("detector_hits", "candidates", "verdicts", "retrieval_results"),
+}
+
+
+def copy_question_rows(wh: Warehouse, source_run_id: str, new_run_id: str, start: str) -> dict[str, int]:
+    """Copy what a walk starting at ``start`` (detect, arbitrate, dispatch, generate) reads of a run's questions
+    into ``new_run_id``, replacing the rows it already has; rows copied per table. The questions are reset to
+    what the copied rows make them: 'loaded' with nothing, 'detected' with candidates, 'arbitrated' with a
+    retrieval result; a question that failed before detection (e.g. its document is missing) stays failed with
+    its error."""
+    if start not in COPIED_FOR:
+        raise ValueError(f"unknown start stage {start!r}; one of {', '.join(COPIED_FOR)}")
+    tables = COPIED_FOR[start]
+    status = "arbitrated" if "retrieval_results" in tables else "detected" if tables else "loaded"
     with wh.transaction():
+        counts = {table: copy_table_rows(wh, table, source_run_id, new_run_id,
+                                         "status <> 'failed'" if table == "retrieval_results" else "true")
+                  for table in tables}
         wh.execute("DELETE FROM questions WHERE run_id = ?", [new_run_id])
-        # a question that failed before detection (e.g. its document is missing) stays failed
         wh.execute(
-            "INSERT INTO questions SELECT * REPLACE (? AS run_id, CASE WHEN status = 'failed' AND "
-            "question_id NOT IN (SELECT question_id FROM candidates WHERE run_id = ?) THEN status "
-            "ELSE ? END AS status, CASE WHEN status = 'failed' AND question_id NOT IN (SELECT question_id "
-            "FROM candidates WHERE run_id = ?) THEN error END AS error) FROM questions WHERE run_id = ?",
-            [new_run_id, source_run_id, status, source_run_id, source_run_id])
-        counts = {"questions": wh.scalar("SELECT count(*) FROM questions WHERE run_id = ?", [new_run_id])}
-        for table in ("detector_hits", "candidates") if with_candidates else ():
-            counts[table] = copy_table_rows(wh, table, source_run_id, new_run_id)
+            "INSERT INTO questions SELECT * REPLACE (? AS run_id, CASE "
+            "  WHEN status = 'failed' AND question_id NOT IN (SELECT question_id FROM candidates WHERE run_id = ?) "
+            "  THEN status"
+            "  WHEN ? = 'arbitrated' AND question_id NOT IN (SELECT question_id FROM retrieval_results "
+            "    WHERE run_id = ?) THEN 'detected'"
+            "  ELSE ? END AS status, CASE "
+            "  WHEN status = 'failed' AND question_id NOT IN (SELECT question_id FROM candidates WHERE run_id = ?) "
+            "  THEN error END AS error) FROM questions WHERE run_id = ?",
+            [new_run_id, source_run_id, status, new_run_id, status, source_run_id, source_run_id])
+        counts = {"questions": wh.scalar("SELECT count(*) FROM questions WHERE run_id = ?", [new_run_id]), **counts}
     return counts
+
+
+def copy_table_rows(wh: Warehouse, table: str, source_run_id: str, new_run_id: str, where: str = "true") -> int:
+    """Replace ``new_run_id``'s rows of ``table`` with copies of ``source_run_id``'s (those ``where`` holds for),
+    inside the caller's transaction; returns the rows ``new_run_id`` now has there."""
+    wh.execute(f"DELETE FROM {table} WHERE run_id = ?", [new_run_id])
+    wh.execute(f"INSERT INTO {table} SELECT * REPLACE (? AS run_id) FROM {table} WHERE run_id = ? AND ({where})",
+               [new_run_id, source_run_id])
+    return wh.scalar(f"SELECT count(*) FROM {table} WHERE run_id = ?", [new_run_id])
+
+
+def failed_before_detection(wh: Warehouse, run_id: str) -> set[str]:
+    """Questions that failed with no candidates (e.g. a missing document): nothing for a backfill to walk again."""
+    return {r[0] for r in wh.execute(
+        "SELECT question_id FROM questions q WHERE run_id = ? AND status = 'failed' AND NOT EXISTS "
+        "(SELECT 1 FROM candidates c WHERE c.run_id = q.run_id AND c.question_id = q.question_id)", [run_id])}
 
 
 def candidate_docs_without_lines(wh: Warehouse, run_id: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""The ``questions`` table: parsed questions per run, their status, and the detector plan chosen for each."""
+"""The ``questions`` table: parsed questions per run. Their status, error and detector plan are written with the
+rest of a question's rows, by ``warehouse.sink``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from typing import Any
 
 import polars as pl
 
-from schemas.contracts import DETECTORS
 from warehouse.db import Warehouse, WarehouseError, to_json
 
 QUESTION_STATUSES = ("loaded", "detected", "arbitrated", "answered", "failed")
@@ -23,7 +23,7 @@ _SCHEMA = {"run_id": pl.Utf8, "question_set": pl.Utf8,
 
 
 class UnknownQuestionError(WarehouseError):
-    """A status or plan update named a question that the run never loaded."""
+    """Rows were handed in for a question that the run never loaded (``warehouse.sink``)."""
 
 
 def _row(run_id: str, question_set: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -73,33 +73,6 @@ def question_sets(wh: Warehouse, run_id: str) -> list[str]:
     """Names of the question sets a run loaded."""
     return [r[0] for r in wh.execute(
         "SELECT question_set FROM questions WHERE run_id = ? GROUP BY question_set ORDER BY min(rowid)", [run_id])]
-
-
-def _update_one(wh: Warehouse, run_id: str, question_id: str, sql: str, params: list[Any]) -> None:
-    with wh.transaction():
-        if not wh.scalar("SELECT count(*) FROM questions WHERE run_id = ? AND question_id = ?", [run_id, question_id]):
-            raise UnknownQuestionError(
-                f"question {question_id!r} is not in run {run_id!r}; ingest its question set into this run first"
-            )
-        wh.execute(sql + " WHERE run_id = ? AND question_id = ?", [*params, run_id, question_id])
-
-
-def set_question_status(wh: Warehouse, run_id: str, question_id: str, status: str, error: str | None = None) -> None:
-    """Move a question along loaded -> detected -> arbitrated -> answered, or to failed with its error."""
-    if status not in QUESTION_STATUSES:
-        raise ValueError(f"status {status!r} is not one of {QUESTION_STATUSES}")
-    _update_one(wh, run_id, question_id, "UPDATE questions SET status = ?, error = ?", [status, error])
-
-
-def set_detector_plan(wh: Warehouse, run_id: str, question_id: str, detectors: list[str], rule: str) -> None:
-    """Record which detectors the dispatcher chose for a question and the rule that chose them."""
-    unknown = [d for d in detectors if d not in DETECTORS]
-    if unknown:
-        raise ValueError(f"unknown detector(s) {unknown} for question {question_id!r}; known: {list(DETECTORS)}")
-    if not rule or not rule.strip():
-        raise ValueError(f"question {question_id!r}: a detector plan needs the rule that chose it")
-    _update_one(wh, run_id, question_id, "UPDATE questions SET detectors = ?, detector_rule = ?",
-                [list(detectors), rule])
 
 
 def clear_question_errors(wh: Warehouse, run_id: str, file_subject: str) -> int:

@@ -1,6 +1,6 @@
 """``verdicts`` and ``retrieval_results``: what the arbiter said and what the dispatcher handed to generation.
 
-Writes are idempotent per (run_id, question_id): a rerun replaces the question's rows in one transaction.
+The rows are built here and written by ``warehouse.sink`` (replaced whole per (run_id, question_id)).
 The arbiter's question-level ``not_found`` lives in its ``llm_calls`` row (``parsed``), the one record of the
 call; :func:`load_arbiter_output` rebuilds the full output from there and the verdict rows.
 """
@@ -16,22 +16,11 @@ from warehouse.llm_log import flush_calls
 
 VERDICT_COLUMNS = ("candidate_id", "role", "decision", "reason", "relevance", "contradicts", "anchor_found",
                    "rewrite", "flagged", "provider", "model", "call_id")
-# Tables a redispatch copies from its source run: everything upstream of the dispatcher.
-REDISPATCH_TABLES = ("questions", "detector_hits", "candidates", "verdicts")
-
-
-def save_verdicts(wh: Warehouse, run_id: str, question_id: str, verdicts: list[CandidateVerdict], *,
-                  provider: str, model: str, call_id: str | None) -> int:
-    rows = verdict_rows(run_id, question_id, verdicts, provider=provider, model=model, call_id=call_id)
-    with wh.transaction():
-        wh.execute("DELETE FROM verdicts WHERE run_id = ? AND question_id = ?", [run_id, question_id])
-        wh.insert_rows("verdicts", rows)
-    return len(rows)
 
 
 def verdict_rows(run_id: str, question_id: str, verdicts: list[CandidateVerdict], *, provider: str, model: str,
                  call_id: str | None) -> list[dict[str, Any]]:
-    """The ``verdicts`` rows of one question (save_verdicts, or its chunk's batch write)."""
+    """The ``verdicts`` rows of one question."""
     return [
         {"run_id": run_id, "question_id": question_id, "candidate_id": v.candidate_id, "role": v.role,
          "decision": v.decision, "reason": v.reason, "relevance": v.relevance, "contradicts": list(v.contradicts),
@@ -41,40 +30,16 @@ def verdict_rows(run_id: str, question_id: str, verdicts: list[CandidateVerdict]
     ]
 
 
-def save_retrieval_result(wh: Warehouse, run_id: str, result: RetrievalResult) -> None:
-    _upsert_result(wh, run_id, result.question_id, status=result.status, rule=result.rule,
-                   result=result.model_dump_json(), provider=result.arbiter_provider, model=result.arbiter_model,
-                   call_id=result.arbiter_call_id, error=None)
-
-
-def save_failed_retrieval(wh: Warehouse, run_id: str, question_id: str, error: str, *,
-                          provider: str | None = None, model: str | None = None) -> None:
-    """A question whose arbiter call failed: status 'failed', the error, no result (a rerun retries it)."""
-    _upsert_result(wh, run_id, question_id, status="failed", rule=None, result=None, provider=provider, model=model,
-                   call_id=None, error=error)
-
-
 def retrieval_row(run_id: str, question_id: str, result: RetrievalResult | None, *, error: str | None = None,
                   provider: str | None = None, model: str | None = None) -> dict[str, Any]:
-    """The ``retrieval_results`` row of one question: its result, or (None) its failed arbiter call's error."""
+    """The ``retrieval_results`` row of one question: its result, or (None) its failed arbiter call's error (status
+    'failed', no result: a rerun retries it)."""
     if result is None:
         return {"run_id": run_id, "question_id": question_id, "status": "failed", "rule": None, "result": None,
                 "arbiter_provider": provider, "arbiter_model": model, "arbiter_call_id": None, "error": error}
     return {"run_id": run_id, "question_id": question_id, "status": result.status, "rule": result.rule,
             "result": result.model_dump_json(), "arbiter_provider": result.arbiter_provider,
             "arbiter_model": result.arbiter_model, "arbiter_call_id": result.arbiter_call_id, "error": None}
-
-
-def _upsert_result(wh: Warehouse, run_id: str, question_id: str, *, status: str, rule: str | None,
-                   result: str | None, provider: str | None, model: str | None, call_id: str | None,
-                   error: str | None) -> None:
-    with wh.transaction():
-        wh.execute("DELETE FROM retrieval_results WHERE run_id = ? AND question_id = ?", [run_id, question_id])
-        wh.execute(
-            "INSERT INTO retrieval_results (run_id, question_id, status, rule, result, arbiter_provider, "
-            "arbiter_model, arbiter_call_id, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [run_id, question_id, status, rule, result, provider, model, call_id, error],
-        )
 
 
 def load_retrieval_result(wh: Warehouse, run_id: str, question_id: str) -> RetrievalResult | None:
@@ -133,25 +98,6 @@ def load_arbiter_output(wh: Warehouse, run_id: str, question_id: str) -> tuple[A
 def run_results(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
     """Every ``retrieval_results`` row of a run (failed ones included), by question id."""
     return wh.query("SELECT * FROM retrieval_results WHERE run_id = ? ORDER BY question_id", [run_id])
-
-
-def copy_run_rows(wh: Warehouse, source_run_id: str, new_run_id: str,
-                  tables: tuple[str, ...] = REDISPATCH_TABLES) -> dict[str, int]:
-    """Copy a run's rows of ``tables`` under ``new_run_id`` (replacing any already there); rows copied per table."""
-    unknown = sorted(set(tables) - set(REDISPATCH_TABLES))
-    if unknown:
-        raise ValueError(f"copy_run_rows copies only {REDISPATCH_TABLES}, not {unknown}")
-    with wh.transaction():
-        return {table: copy_table_rows(wh, table, source_run_id, new_run_id) for table in tables}
-
-
-def copy_table_rows(wh: Warehouse, table: str, source_run_id: str, new_run_id: str) -> int:
-    """Replace ``new_run_id``'s rows of ``table`` with copies of ``source_run_id``'s, inside the caller's
-    transaction; returns the rows ``new_run_id`` now has there."""
-    wh.execute(f"DELETE FROM {table} WHERE run_id = ?", [new_run_id])
-    wh.execute(f"INSERT INTO {table} SELECT * REPLACE (? AS run_id) FROM {table} WHERE run_id = ?",
-               [new_run_id, source_run_id])
-    return wh.scalar(f"SELECT count(*) FROM {table} WHERE run_id = ?", [new_run_id])
 
 
 # -- audit reads ----------------------------------------------------------------------------------------------------

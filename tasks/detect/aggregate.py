@@ -23,7 +23,7 @@ SNIPPET_LINE_CHARS = 240
 
 class AggregatedCandidate(NamedTuple):
     """A candidate with its RRF rank among all candidates and whether it is handed to the arbiter (a plain triple
-    for ``warehouse.detection.save_detection``)."""
+    for ``warehouse.detection.detection_rows``)."""
 
     brief: CandidateBrief
     rrf_rank: int

@@ -1,4 +1,5 @@
-"""Detection for one question: plan the detectors, run them, aggregate, store.
+"""Detection for one question: plan the detectors, run them, aggregate (nothing written: the walk hands the rows to
+the sink, ``tasks.pipeline``).
 
 The detectors are plain calls, one after the other, in the question's own thread: parallelism is across questions
 (the answer flow). They used to be three Prefect task runs per question, which cost more than the detectors
@@ -19,11 +20,8 @@ from tasks.detect.aggregate import AggregatedCandidate, aggregate
 from tasks.detect.detectors import detect_embeddings, detect_keywords, detect_toc
 from tasks.detect.keyword_index import CorpusCache, query_terms
 from tasks.detect.plan import DetectorPlan, plan_detectors
-from warehouse import questions as question_store
-from warehouse.db import Warehouse
-from warehouse.detection import save_detection
 
-__all__ = ["CorpusCache", "Detection", "EmbedderMismatchError", "absent_terms", "detect_question", "run_detection"]
+__all__ = ["CorpusCache", "Detection", "EmbedderMismatchError", "absent_terms", "run_detection"]
 
 
 @dataclass
@@ -73,11 +71,12 @@ def _embedding_plan_input(corpus: CorpusCache, vectors, embedder, doc_ids: list[
 
 
 def absent_terms(question: ParsedQuestion, doc_ids: list[str] | None, corpus: CorpusCache) -> list[str]:
-    """The distinctive terms of the question's ask (a year, a number, a code, a name: evidence.question_terms;
-    not its framing, the terms it defines, notations of a period or currency, nor an acronym naming the measure
-    asked for: evidence.absence_terms) that occur in none of the searched documents' lines or titles (``doc_ids`` None = the whole corpus),
-    matched as the rules arbiter matches them on a candidate (up to a typo, a doubled letter, words run together). The arbiter reads it: a term missing from the pool but present in the
-    document means retrieval missed the passage, not that the answer is absent."""
+    """The distinctive terms of the question's ask whose absence says its subject is missing (a year, a number, a
+    code, a name; not its framing, the terms it defines, notations of a period or currency, nor an acronym naming
+    the measure asked for: ``tasks.questions.distinct.absence_terms``) that occur in none of the searched
+    documents' lines or titles (``doc_ids`` None = the whole corpus), matched as the rules arbiter matches them on
+    a candidate (up to a typo, a doubled letter, words run together). The arbiter reads it: a term missing from
+    the pool but present in the document means retrieval missed the passage, not that the answer is absent."""
     terms = ev.absence_terms(question)
     if not terms:
         return []
@@ -117,14 +116,3 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
     return Detection(plan=plan, hits=hits, candidates=candidates, absent_terms=absent,
                      seconds={"plan": t1 - t0, **timings, "detectors": t2 - t1, "aggregate": t3 - t2,
                               "absent_terms": t4 - t3, "total": t4 - t0})
-
-
-def detect_question(wh: Warehouse, run_id: str, question: ParsedQuestion, doc_ids: list[str] | None,
-                    corpus: CorpusCache, vectors, embedder, settings: Settings) -> Detection:
-    """Run detection for one question and store it (plan, ``detector_hits``, ``candidates``); returns it: its
-    ``pool()`` (RRF order) and ``absent_terms`` are what the arbiter is handed. Idempotent per (run_id,
-    question_id)."""
-    detection = run_detection(question, doc_ids, corpus, vectors, embedder, settings)
-    save_detection(wh, run_id, question.question_id, detection.hits, detection.candidates)
-    question_store.set_detector_plan(wh, run_id, question.question_id, detection.plan.detectors, detection.plan.rule)
-    return detection

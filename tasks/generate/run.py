@@ -1,9 +1,9 @@
-"""Generation for one question: route, run the chosen regime(s), write one ``answers`` row per regime.
+"""Generation for one question: route, run the chosen regime(s), one ``answers`` row per regime (returned; the walk
+hands them to the sink, ``tasks.pipeline``).
 
-Idempotent per (run_id, question_id, regime): a regime whose row is already ``ok`` is not called again; a failed
-one is redone and its row replaced. A not-found RetrievalResult gets an answer row with exit ``not_found`` and no
-call. A failed call gives a row with status ``failed`` and the error (also in ``errors``); the other regime still
-runs. Generation reads each passage's own lines from the warehouse with ``context_lines`` on either side (same
+A regime whose stored row is already ``ok`` is not called again (the walk passes them as ``done``); a failed one is
+redone. A not-found RetrievalResult gets an answer row with exit ``not_found`` and no call. A failed call gives a
+row with status ``failed`` and the error; the other regime still runs. Generation reads each passage's own lines from the warehouse with ``context_lines`` on either side (same
 pages only), so values printed next to the matched line (table cells, label/value pairs) are visible; a passage
 that opens its page in the middle of a sentence also gets the previous page's end of that sentence.
 """
@@ -32,10 +32,8 @@ from tasks.generate.prompts import (
 )
 from tasks.generate.router import Budget, Route, budget_for, cap_at_batch, route
 from tasks.llm.tokens import count_messages
-from warehouse import answers as store
 from warehouse.corpus import lines_text
 from warehouse.db import Warehouse
-from warehouse.runs import record_error
 
 DEFAULT_CONTEXT_LINES = 2
 MAX_PASSAGE_LINES = 40
@@ -243,19 +241,3 @@ def generate(wh: Warehouse, run_id: str, question: ParsedQuestion, result: Retri
         if on_row is not None:
             on_row(rows[-1])
     return rows
-
-
-def answer_question(wh: Warehouse, run_id: str, question: ParsedQuestion, result: RetrievalResult,
-                    client: Completer, settings: Settings | GenerateSettings, regime_choice: str = "auto", *,
-                    context_lines: int = DEFAULT_CONTEXT_LINES) -> list[dict[str, Any]]:
-    """Answer ``question`` from ``result`` in the regime(s) asked; returns the answer rows (as stored)."""
-    done = {r["regime"]: r for r in store.load_answers(wh, run_id, question.question_id) if r["status"] == "ok"}
-    reference = store.reference_answer(wh, run_id, question.question_id)
-
-    def save(row: dict[str, Any]) -> None:
-        store.save_answer(wh, row)
-        if row["status"] == "failed":
-            record_error(wh, run_id, "generate", question.question_id, f"{row['regime']}: {row['error']}")
-
-    return generate(wh, run_id, question, result, client, settings, regime_choice, done, reference,
-                    context_lines=context_lines, on_row=save)
