@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 
 from schemas.contracts import SINGLE_VALUE_SHAPES  # noqa: E402
 from schemas.settings import Settings, offline_environment  # noqa: E402
-from tasks.generate.asked import asked_class  # noqa: E402
+from tasks.questions.asked import asked_class  # noqa: E402
 from tasks.generate.normalise import fold, key_values, numbers_equal, split_items  # noqa: E402
 from tasks.generate.sentences import stem  # noqa: E402
 

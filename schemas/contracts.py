@@ -87,6 +87,37 @@ class QuestionRecord(BaseModel):
         return data
 
 
+AskedClass = Literal["duration", "money", "percentage", "date", "count", "yesno", "entity", "list", "number", "text"]
+
+
+class Asked(BaseModel):
+    """What a question asks for, typed finer than its answer shape: the value class a reader must find (a duration
+    question never gets a bare number, a money question never a section number), the unit it names (``days`` in
+    "how many days"), the kind of name it asks (``number`` for a phone or case number), the physical quantity of a
+    plain number, and whether it also asks something else (one extracted value may not answer every part). Typed
+    by the question brick (``tasks.questions.asked``), read by generation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cls: AskedClass
+    unit: str = ""
+    entity_noun: str = ""
+    multi_part: bool = False
+    reasons: list[str] = Field(default_factory=list)
+    dimension: str = ""  # the physical quantity a plain number asks for (temperature, weight, ...), if named
+
+    @property
+    def numeric(self) -> bool:
+        return self.cls in ("duration", "money", "percentage", "count", "number")
+
+    def describe(self) -> str:
+        """The class in words, for caveats ("no duration stated near ...")."""
+        names = {"duration": "duration", "money": "amount of money", "percentage": "percentage", "date": "date",
+                 "count": "count", "yesno": "yes/no statement", "entity": "name", "list": "list of items",
+                 "number": "number", "text": "statement"}
+        return names[self.cls] if not self.unit or self.cls != "count" else f"number of {self.unit}"
+
+
 class ParsedQuestion(BaseModel):
     """A question after the offline parser (a row of ``questions``, with the record's fields)."""
 
@@ -104,6 +135,9 @@ class ParsedQuestion(BaseModel):
     ask: str = ""
     framing: list[str] = Field(default_factory=list)
     definitions: dict[str, str] = Field(default_factory=dict)
+    # What is asked, typed (``tasks.questions.asked``); None on a row stored before the question brick typed it,
+    # and then ``tasks.questions.asked.asked_of`` types it from the text, shape and decomposition, as the parser does
+    asked: Asked | None = None
 
 
 class DetectorHit(BaseModel):

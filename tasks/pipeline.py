@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas.contracts import ArbiterOutput, ParsedQuestion
+from schemas.contracts import ArbiterOutput, Asked, ParsedQuestion
 from schemas.settings import Settings
 from tasks.arbiter.run import Arbitration, arbitrate, passage_text, redispatch
 from tasks.detect.run import absent_terms, run_detection
@@ -69,10 +69,12 @@ class PipelineContext:
 
 
 def parsed_question(row: dict[str, Any]) -> ParsedQuestion:
+    """A ``questions`` row as the parser's question (its typed ask None on a row stored before it was typed)."""
     return ParsedQuestion(
         question_id=row["question_id"], text=row["text"], keywords_primary=list(row["keywords_primary"] or []),
         keywords_secondary=list(row["keywords_secondary"] or []), answer_shape=row["answer_shape"],
         decomposition=row["decomposition"], intent=row["intent"] or "", parser=row["parser"] or "",
+        asked=Asked.model_validate_json(row["asked"]) if row.get("asked") else None,
     )
 
 

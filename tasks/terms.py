@@ -1,104 +1,15 @@
-"""Terms as detection and the arbiter both read them: tokens, stems, stopwords, and "does a document carry
-this term" (up to a typo). One small module that imports no brick, so the detectors and the arbiter mean the same
-by "a keyword is on a line" without importing each other.
+"""Terms as detection and the arbiter both read them: "does a document carry this term" (up to a typo, a variant
+spelling, words run together, an acronym spelt out), and the notations of a period, a currency or a scale. Over the
+words of ``tasks.words`` (tokens, stems, stopwords); neither imports a brick, so the detectors and the arbiter mean
+the same by "a keyword is on a line" without importing each other.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 
-# Function words and question scaffolding: they carry no topic in a question and are noise in BM25.
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being below between
-    both but by can could did do does doing done down during each few for from further had has have having he her here
-    hers him his how i if in into is it its itself just me more most my no nor not of off on once only or other our
-    ours out over own same she should so some such than that the their theirs them then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with would you your
-    yours us may might must shall upon via per within without whether among amongst etc e g ie eg vs
-    according mentioned mention described describe shown show shows stated state list listed given tell""".split()
-)
-
-# Numbers stay whole (thousands separators dropped, decimals and a trailing % kept); words are unicode letters+digits.
-_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|\d+(?:\.\d+)+%?|\d+%|[^\W_]+")
-_VOWEL = re.compile(r"[aeiouy]")
-
-
-# Irregular English verb and plural forms that suffix stripping cannot reach ('paid' meets 'pay', 'children' meets
-# 'child'). Only forms with one common reading: 'left', 'found', 'led', 'won', 'rose' and 'fell' are also a
-# direction, a stem of 'founded', a diode, a currency, a flower and a noun, so they stay as written.
-IRREGULAR = {"paid": "pay", "said": "say", "laid": "lay", "made": "make", "given": "give", "gave": "give",
-             "held": "hold", "sold": "sell", "bought": "buy", "spent": "spend", "took": "take", "taken": "take",
-             "kept": "keep", "brought": "bring", "lost": "lose", "grew": "grow", "grown": "grow", "risen": "rise",
-             "fallen": "fall", "began": "begin", "begun": "begin", "met": "meet", "sent": "send", "built": "build",
-             "chose": "choose", "chosen": "choose", "wrote": "write", "written": "write", "drove": "drive",
-             "driven": "drive", "spoke": "speak", "spoken": "speak", "taught": "teach", "thought": "think",
-             "sought": "seek", "caught": "catch", "children": "child", "people": "person", "women": "woman",
-             "men": "man"}
-
-
-# a word's stem is a pure function of it and a corpus's vocabulary is small beside its tokens: every line, question
-# and passage is stemmed word by word by detection, the arbiter and the reader, 445k calls for 256 questions
-@lru_cache(maxsize=1 << 17)
-def stem(token: str) -> str:
-    """Light suffix stripping (plurals, -ing, -ed, final e) so 'encodings', 'encoded' and 'encode' meet; the
-    irregular forms of :data:`IRREGULAR` first."""
-    if token in IRREGULAR:
-        token = IRREGULAR[token]
-    if len(token) <= 3 or not token.isalpha():
-        return token
-    if token.endswith("ies") and len(token) > 4:
-        token = token[:-3] + "y"
-    elif token.endswith("sses"):
-        token = token[:-2]
-    elif token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        token = token[:-1]
-    for suffix in ("ing", "ed"):
-        base = token[: -len(suffix)]
-        if token.endswith(suffix) and len(base) >= 3 and _VOWEL.search(base):
-            token = base[:-1] if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz" else base
-            break
-    if len(token) > 3 and token.endswith("e"):
-        token = token[:-1]
-    return token
-
-
-def tokenize(text: str) -> list[str]:
-    """Lowercased, stemmed, stopword-free tokens; numbers kept (``1,000`` -> ``1000``, ``3.5``, ``25%``)."""
-    out = []
-    for raw in _TOKEN.findall(text.lower()):
-        if raw[0].isdigit():
-            out.append(raw.replace(",", "") if "," in raw else raw)
-        elif raw not in STOPWORDS and (len(raw) > 1 or raw.isdigit()):
-            out.append(stem(raw))
-    return out
-
-
-# Question scaffolding on top of the detectors' stopwords: words that say how to answer, not what about.
-SCAFFOLD = frozenset(
-    """many much how yes one ones document report paper article page figure table section give write answer
-    please format number value total""".split()
-)
-
-def normalise(text: str) -> str:
-    """NFKC (expands ligatures such as 'ﬁ') and lower case."""
-    return unicodedata.normalize("NFKC", text).lower()
-
-
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
-
-
-def tokens(text: str) -> list[str]:
-    """The detectors' tokens (:func:`tasks.detect.keyword_index.tokenize`: stemmed, stopword-free, numbers whole), so that
-    the arbiter and the detectors mean the same by "a keyword is on a line"; ligatures expanded and a possessive
-    's dropped first ("Calloway's" -> "calloway")."""
-    return tokenize(_POSSESSIVE.sub("", normalise(text)))
-
-
-def content_tokens(text: str) -> list[str]:
-    """Tokens without question scaffolding ('how many', 'page', 'answer')."""
-    return [t for t in tokens(text) if t not in SCAFFOLD]
+from tasks.words import content_tokens, stem, tokens
 
 
 def near_token(token: str, vocabulary: set[str]) -> bool:

@@ -1,12 +1,12 @@
 """A question's word counts as a name only when every occurrence is capitalised, not just at a sentence's start
-(tasks/arbiter/evidence.py ``_capitalised_in``, found with str.find and explicit word edges)."""
+(tasks/questions/distinct.py ``_capitalised_in``, found with str.find and explicit word edges)."""
 
 import random
 import re
 
 import pytest
 
-from tasks.arbiter.evidence import _capitalised_in
+from tasks.questions.distinct import _capitalised_in
 from tasks.terms import stated
 
 

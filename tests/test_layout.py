@@ -1,4 +1,5 @@
-"""The house's layout holds: one folder per brick, no import circles, imports one way, lazy imports explained.
+"""The house's layout holds: one folder per brick, no import circles, imports one way (between the top-level
+packages, and between the bricks of tasks/ in the order the data flows), lazy imports explained.
 
 Reads the source (``ast``), imports nothing of the project: a module pair that imports each other, an import that
 runs upward (schemas <- warehouse <- tasks <- flows <- deployments), or an import inside a function without a
@@ -15,6 +16,13 @@ PACKAGES = ("schemas", "warehouse", "tasks", "flows", "deployments")
 LAYER = {name: i for i, name in enumerate(PACKAGES)}
 # The README's bricks and their folders (the README names each one).
 BRICKS = ("corpus", "questions", "detect", "arbiter", "generate", "llm", "evaluate", "report")
+# tasks/ in the order the data flows, each floor importing only floors below it: the shared modules under everything
+# (the words: tokens, stems, stopwords; the file helpers; then term matching over the words); the corpus and the LLM
+# client beside each other; then questions <- detect <- arbiter <- generate <- evaluate <- report; the provider
+# registry, then the one walk on top.
+FLOORS = (("tasks.words", "tasks.files"), ("tasks.terms",), ("tasks.corpus", "tasks.llm"), ("tasks.questions",),
+          ("tasks.detect",), ("tasks.arbiter",), ("tasks.generate",), ("tasks.evaluate",), ("tasks.report",),
+          ("tasks.providers",), ("tasks.pipeline",))
 # The CLI modules import each command's flow when it runs (their docstrings say why); `arbiter serve` reads the
 # deployments, which import the flows: the one edge above the flows.
 LAZY_BY_DESIGN = {"flows/cli.py", "flows/cli_ops.py", "flows/cli_eval.py", "flows/cli_learned.py"}
@@ -102,6 +110,30 @@ def test_imports_run_one_way():
     assert upward == []
 
 
+def _floor(module: str) -> tuple[int, str]:
+    """(floor, the piece of it: a brick's package or a shared module) of a tasks module."""
+    for i, names in enumerate(FLOORS):
+        for name in names:
+            if module == name or module.startswith(name + "."):
+                return i, name
+    raise AssertionError(f"{module} is on no floor of FLOORS: place it there")
+
+
+def test_bricks_import_in_the_order_the_data_flows():
+    against = []
+    for module, targets in _graph().items():
+        if not module.startswith("tasks."):
+            continue
+        floor, piece = _floor(module)
+        for target in targets:
+            if not target.startswith("tasks."):
+                continue
+            t_floor, t_piece = _floor(target)
+            if t_piece != piece and t_floor >= floor:
+                against.append(f"{module} imports {target}")
+    assert against == []
+
+
 def test_lazy_imports_say_why():
     modules = _sources()
     unexplained = []
@@ -123,12 +155,14 @@ def test_one_folder_per_brick_and_the_readme_names_them():
         assert (folder / "__init__.py").is_file(), f"tasks/{brick}/ is not a package"
         assert f"tasks/{brick}/" in readme, f"the README does not name tasks/{brick}/"
     flat = sorted(p.name for p in (REPO / "tasks").glob("*.py") if p.name != "__init__.py")
-    # cross-brick glue only: one question's walk, the provider registry, the terms detection and the arbiter share,
-    # and the file helpers (sha256, the user cache) the corpus and the local LLM server share
-    assert flat == ["files.py", "pipeline.py", "providers.py", "terms.py"]
+    # cross-brick glue only: one question's walk, the provider registry, the words every brick reads, the term matching
+    # detection and the arbiter share, and the file helpers (sha256, the user cache) the corpus and the local LLM
+    # server share
+    assert flat == ["files.py", "pipeline.py", "providers.py", "terms.py", "words.py"]
 
 
-def test_terms_imports_no_brick():
+def test_shared_modules_import_no_brick():
     modules = _sources()
-    assert [t for t, _, _ in _imports(REPO / "tasks" / "terms.py", modules)] == []
+    assert [t for t, _, _ in _imports(REPO / "tasks" / "words.py", modules)] == []
+    assert [t for t, _, _ in _imports(REPO / "tasks" / "terms.py", modules)] == ["tasks.words"]
     assert [t for t, _, _ in _imports(REPO / "tasks" / "files.py", modules)] == []

@@ -1,4 +1,5 @@
-"""The rules question parser: written examples per rule, then agreement with the datasets' own labels."""
+"""The rules question parser: written examples per rule, then agreement with the datasets' own labels; the typed ask
+it stores for generation."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ from collections import Counter
 
 import pytest
 
-from schemas.contracts import ParsedQuestion
+from schemas.contracts import Asked, ParsedQuestion
+from tasks.generate.extractive import extract_answer
+from tasks.generate.prompts import GenerationPassage, PassageLine, build_generation_request
+from tasks.pipeline import parsed_question
+from tasks.questions.asked import asked_class
+from tasks.questions.load import QuestionRecord, question_row
 from tasks.questions.parser import (
     INTENTS,
     PARSER_NAME,
@@ -206,3 +212,24 @@ def test_docugami_multi_doc_is_compare_or_multi_part(shared_data):
     assert (multi_chunk["compare"] + multi_chunk["multi_part"]) / sum(multi_chunk.values()) >= 0.85  # measured 1.00
     single = by_type["Single-Doc Single-Chunk RAG"]
     assert single["single"] / sum(single.values()) >= 0.5  # measured 0.66: the rules do not call everything compare
+
+
+def test_the_question_brick_types_the_ask_and_generation_reads_it():
+    """One question type: the parser stores the reader's finer class with the question (``asked``), the walk
+    reads it back from the ``questions`` row, and the reader follows the class it is sent, not its own reading of
+    the text."""
+    parsed = parse_question("q", "How many days of notice must the tenant give?")
+    assert parsed.asked == asked_class(parsed.model_dump()) and parsed.asked.cls == "duration"
+    row = question_row(QuestionRecord(qid="q", question=parsed.text), None)
+    assert parsed_question(row).asked == parsed.asked  # stored with the question, read back by the walk
+    assert parsed_question({**row, "asked": None}).asked is None  # a row stored before: typed again on use
+
+    lines = ["The monthly fee is $500.", "Either party may end the lease with 30 days of notice."]
+    passage = GenerationPassage(candidate_id="c", doc_id="d" * 64, page=0, line_start=1, line_end=2,
+                                lines=[PassageLine(line_no=i + 1, page=0, text=t) for i, t in enumerate(lines)])
+    fee = parse_question("q", "What is the lease's notice or fee?")
+    for cls, value in (("money", "$500"), ("duration", "30 days")):
+        typed = fee.model_copy(update={"asked": Asked(cls=cls)})
+        payload = build_generation_request(typed, [passage], "batch", 1, 1).payload
+        assert payload["question"]["asked"]["cls"] == cls
+        assert extract_answer(payload).value == value

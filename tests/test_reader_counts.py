@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.generate.asked import asked_class
 from tasks.generate.lists import _stated_count, asked_values, pick_counted
 from tasks.generate.typed import Reader
+from tasks.questions.asked import asked_class
 from tests.test_reader_examples import answer, passage, q
 
 OUTCOMES = ["UNIT 7: Designing Structures", "STUDENTS WILL ANSWER THESE LEARNING OUTCOMES:",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from schemas.contracts import AnswerWithEvidence, LLMUsage, ParsedQuestion
-from tasks.generate.asked import asked_class
 from tasks.generate.extractive import ExtractiveProvider
 from tasks.generate.loop import run_sequential
 from tasks.generate.normalise import answer_matches
@@ -16,6 +15,7 @@ from tasks.generate.prompts import GenerationPassage, PassageLine, build_generat
 from tasks.generate.router import Budget
 from tasks.generate.values import find_amounts
 from tasks.llm.base import LLMResult
+from tasks.questions.asked import asked_class
 
 DOC = "d" * 64
 

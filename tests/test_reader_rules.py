@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from schemas.contracts import AnswerWithEvidence
-from tasks.generate.asked import asked_class, reader_cannot_state
 from tasks.generate.values import iso_date
+from tasks.questions.asked import asked_class, reader_cannot_state
 from tests.test_reader_examples import answer, passage, q
 
 COVER = ["2019-2021", "Jane Doe", "MAYOR", "Tom Ray, PhD", "City Treasurer"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.generate.asked import asked_class
+from tasks.questions.asked import asked_class
 from tests.test_reader_examples import answer, passage, q
 
 COVER = ["Annual Safety Report", "Revised March 2019", "Produced by:", "Harbor Transit Authority", "Page 1"]

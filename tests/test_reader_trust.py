@@ -8,11 +8,11 @@ from __future__ import annotations
 from schemas.contracts import AnswerWithEvidence, CandidateBrief, ParsedQuestion, RetrievalResult, RetrievedPassage
 from tasks.arbiter import evidence as ev
 from tasks.arbiter.rules import arbitrate
-from tasks.generate.asked import asked_class, asks_ranking
 from tasks.generate.extractive import ExtractiveProvider
 from tasks.generate.prompts import GenerationPassage, PassageLine, build_generation_request
 from tasks.generate.run import reading_order
 from tasks.generate.sentences import stem
+from tasks.questions.asked import asked_class, asks_ranking
 
 DOC = "d" * 64
 

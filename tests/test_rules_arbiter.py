@@ -222,7 +222,7 @@ def test_contract_and_amendment_fees_contradict(sample):
 
 
 def test_an_irregular_verb_meets_its_base_form(sample):
-    # "paid" in the question meets "pay" in the text (tasks.terms.IRREGULAR): the passage that says how the premium
+    # "paid" in the question meets "pay" in the text (tasks.words.IRREGULAR): the passage that says how the premium
     # may be paid ranks above one that only mentions an unpaid premium
     policy = sample["insurance_policy"]
     q = parse_question("s09", "Can the premium be paid in instalments?")

@@ -510,3 +510,10 @@ def m006_llm_server_reply(con: duckdb.DuckDBPyConnection) -> None:
         ALTER TABLE llm_calls ADD COLUMN server_timings JSON;
         """
     )
+
+
+@migration
+def m007_question_asked(con: duckdb.DuckDBPyConnection) -> None:
+    """What a question asks, typed by the question brick (``schemas.contracts.Asked``: the reader's value class,
+    unit, kind of name, quantity, multi-part), so generation reads it instead of typing the question again."""
+    con.execute("ALTER TABLE questions ADD COLUMN asked JSON;")

@@ -13,7 +13,7 @@ from warehouse.db import Warehouse, WarehouseError, to_json
 QUESTION_STATUSES = ("loaded", "detected", "arbitrated", "answered", "failed")
 COLUMNS = (
     "question_id", "text", "docs", "answer", "gold_pages", "labels", "keywords_primary", "keywords_secondary",
-    "answer_shape", "decomposition", "intent", "parser", "detectors", "detector_rule", "status", "error",
+    "answer_shape", "decomposition", "intent", "parser", "detectors", "detector_rule", "status", "error", "asked",
 )
 _REQUIRED = ("question_id", "text")
 _LISTS = {"docs": pl.Utf8, "gold_pages": pl.Int32, "keywords_primary": pl.Utf8, "keywords_secondary": pl.Utf8,
@@ -40,8 +40,9 @@ def _row(run_id: str, question_set: str, row: dict[str, Any]) -> dict[str, Any]:
     for col in COLUMNS:
         out[col] = row.get(col)
     out["status"] = status
-    labels = row.get("labels")
-    out["labels"] = None if labels is None else labels if isinstance(labels, str) else to_json(labels)
+    for col in ("labels", "asked"):  # JSON columns: text as given, else encoded
+        value = row.get(col)
+        out[col] = None if value is None else value if isinstance(value, str) else to_json(value)
     return out
 
 

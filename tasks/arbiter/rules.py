@@ -41,8 +41,8 @@ from tasks.arbiter.reading import (
     read_evidence,
     weighted,
 )
-from tasks.generate.asked import asked_class
 from tasks.llm.base import LLMRequest, ProviderReply
+from tasks.questions.asked import asked_of
 
 # Primary by co-occurrence: the terms in one window weigh at least PRIMARY_FLOOR of all the question's terms and
 # PRIMARY_RELATIVE of the best window in the pool (or the candidate's lines do, against the best candidate): the
@@ -108,7 +108,7 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
         # often than the weak evidence did; a pool's weak evidence did not tell unanswerable questions apart)
         # when the question asks how long, a passage that states a duration is the better guess of the
         # detectors' equals (as many detectors proposed it): the asked class of value is evidence too
-        duration = asked_class(question.model_dump()).cls == "duration"
+        duration = asked_of(question).cls == "duration"
         best = max(carrying, key=lambda i: (len(set(found[i].cand.methods)),
                                             duration and bool(_DURATION_RE.search(found[i].cand.snippet)),
                                             *_agreement(found[i].cand)[1:], _strength(query, found[i])))

@@ -20,7 +20,8 @@ from rank_bm25_rs import BM25Okapi
 from schemas.contracts import ParsedQuestion
 from schemas.settings import Settings
 from tasks.corpus.windows import build_windows, section_of_lines
-from tasks.terms import stem, tokenize, vocabulary  # noqa: F401 (stem, tokenize: the detectors' names for them)
+from tasks.terms import vocabulary
+from tasks.words import stem, tokenize  # noqa: F401 (stem, tokenize: the detectors' names for them)
 from warehouse import corpus
 from warehouse.db import Warehouse
 

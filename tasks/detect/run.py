@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 
 from schemas.contracts import CandidateBrief, DetectorHit, ParsedQuestion
 from schemas.settings import Settings
-from tasks.arbiter import evidence as ev
 from tasks.corpus.embed import Embedder, get_embedder
 from tasks.detect.aggregate import AggregatedCandidate, aggregate
 from tasks.detect.detectors import detect_embeddings, detect_keywords, detect_toc
 from tasks.detect.keyword_index import CorpusCache, query_terms
 from tasks.detect.plan import DetectorPlan, plan_detectors
+from tasks.questions.distinct import absence_terms as question_absence_terms
+from tasks.terms import absent_terms as terms_absent
 
 __all__ = ["CorpusCache", "Detection", "EmbedderMismatchError", "absent_terms", "run_detection"]
 
@@ -77,10 +78,10 @@ def absent_terms(question: ParsedQuestion, doc_ids: list[str] | None, corpus: Co
     documents' lines or titles (``doc_ids`` None = the whole corpus), matched as the rules arbiter matches them on
     a candidate (up to a typo, a doubled letter, words run together). The arbiter reads it: a term missing from
     the pool but present in the document means retrieval missed the passage, not that the answer is absent."""
-    terms = ev.absence_terms(question)
+    terms = question_absence_terms(question)
     if not terms:
         return []
-    return ev.absent_terms(terms, (d.vocabulary() for d in corpus.docs(corpus.doc_ids(doc_ids))))
+    return terms_absent(terms, (d.vocabulary() for d in corpus.docs(corpus.doc_ids(doc_ids))))
 
 
 def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: CorpusCache, vectors, embedder,

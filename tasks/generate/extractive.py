@@ -20,17 +20,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from schemas.contracts import AnswerWithEvidence, EvidenceSpan
+from schemas.contracts import AnswerWithEvidence, Asked, EvidenceSpan
 from tasks.generate import values as V
-from tasks.generate.asked import (
-    FORMAT_TEMPLATE,
-    Asked,
-    asked_class,
-    asks_ranking,
-    question_parts,
-    reader_cannot_state,
-    states_ranking,
-)
 from tasks.generate.cells import defines_quantity, on_dated_row, pick_cell
 from tasks.generate.lists import (
     NAME_COVERAGE,
@@ -53,11 +44,20 @@ from tasks.generate.names import (
     pick_entity,
 )
 from tasks.generate.normalise import normalise_value
-from tasks.generate.roles import asked_role, pick_role
 from tasks.generate.ranked import pick_consequence, pick_order, pick_ordinal, pick_ranked
+from tasks.generate.roles import asked_role, pick_role
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
-from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric, pick_yes_no, required_terms
+from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric
+from tasks.generate.yesno import pick_yes_no, required_terms
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
+from tasks.questions.asked import (
+    FORMAT_TEMPLATE,
+    asked_class,
+    asks_ranking,
+    question_parts,
+    reader_cannot_state,
+    states_ranking,
+)
 
 
 def _found(p: Pick | None) -> bool:
@@ -216,7 +216,7 @@ def _scope_missing(r: Reader, best: Pick) -> str | None:
 
 
 def _near(r: Reader) -> str:
-    words = r.terms.words[:3]
+    words = r.terms.as_written(r.terms.words[:3])
     return "'" + " ".join(words) + "'" if words else "the question's terms"
 
 
@@ -226,8 +226,10 @@ def _part_question(question: dict[str, Any], part: str, first: str) -> dict[str,
     words = [w for w in TOKEN_RE.findall(part.lower()) if w not in STOPWORDS and w not in ("long", "it", "its")]
     if not words:
         words += [w for w in TOKEN_RE.findall(first.lower()) if w not in STOPWORDS]
-    return {**question, "text": part + "?", "keywords_primary": words, "keywords_secondary": [],
-            "decomposition": "single"}
+    part_question = {**question, "text": part + "?", "keywords_primary": words, "keywords_secondary": [],
+                     "decomposition": "single"}
+    part_question.pop("asked", None)  # the whole question's type: the part is typed on its own
+    return part_question
 
 
 def answer_parts(question: dict[str, Any], passages: list[dict[str, Any]]) -> AnswerWithEvidence | None:
@@ -261,7 +263,9 @@ def answer_parts(question: dict[str, Any], passages: list[dict[str, Any]]) -> An
 def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     """Answer one generation payload (see ``prompts.build_generation_request``) by extraction."""
     question, passages = payload["question"], payload.get("passages") or []
-    asked: Asked = asked_class(question)
+    # the question brick's type of the ask, sent with the question (tasks.generate.prompts); typed here by the same
+    # function only for a payload built without it
+    asked = Asked.model_validate(question["asked"]) if question.get("asked") else asked_class(question)
     if asked.multi_part and asked.cls != "list" and (parts := answer_parts(question, passages)) is not None:
         return parts
     r = Reader(question, passages, asked)  # the passages as sentences, read once for every pick below

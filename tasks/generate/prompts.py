@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from schemas.contracts import AnswerWithEvidence, ParsedQuestion
 from tasks.llm.base import InvalidOutputError, LLMRequest
+from tasks.questions.asked import asked_of
 
 PASSAGES_OPEN = "<passages>"
 PASSAGES_CLOSE = "</passages>"
@@ -131,6 +132,7 @@ def build_generation_request(question: ParsedQuestion, passages: list[Generation
                 "question_id": question.question_id, "text": question.text,
                 "keywords_primary": question.keywords_primary, "keywords_secondary": question.keywords_secondary,
                 "answer_shape": question.answer_shape, "decomposition": question.decomposition,
+                "asked": asked_of(question).model_dump(),
             },
             "regime": regime,
             "passages": [p.model_dump(mode="json") for p in passages],

@@ -13,30 +13,23 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from tasks import words
+from tasks.questions.lexicon import MONTHS
 from tasks.terms import near_token
 
-STOPWORDS = set(
-    "a an the of in on at to for from by with and or but is are was were be been being do does did has have had "
-    "what which who whom whose when where why how many much this that these those it its their there here than "
-    "as into about according report document paper page pages following shown show shows can could will would "
-    "should may might must shall i we you our your my me us they them he she his her any some each every "
-    "get gets give gives given".split())
-TOKEN_RE = re.compile(r"[a-z0-9]+(?:[.'’&-][a-z0-9]+)*")
-_IRREGULAR = {"paid": "pay", "made": "make", "given": "give", "gave": "give", "held": "hold", "sold": "sell",
-              "bought": "buy", "spent": "spend", "took": "take", "taken": "take", "kept": "keep", "left": "leave",
-              "brought": "bring", "won": "win", "lost": "lose", "grew": "grow", "grown": "grow", "rose": "rise",
-              "risen": "rise", "fell": "fall", "fallen": "fall", "began": "begin", "begun": "begin", "led": "lead",
-              "met": "meet", "sent": "send", "built": "build", "chose": "choose", "chosen": "choose",
-              "wrote": "write", "written": "write", "children": "child", "people": "person", "women": "woman",
-              "men": "man", "ended": "end", "ends": "end", "ending": "end"}
-# Common English equivalents a question and a document use for one notion (not a domain list): each word maps to
-# the group's first word.
+# The reader's stopwords (tasks.words): function words, the verbs a question asks with ('show', 'give') and the words
+# it points at its document with ('report', 'page'); not the relational words ('before', 'not', 'only', 'more'),
+# which change what a sentence states, nor the telling verbs ('state', 'list': nouns in a document)
+STOPWORDS = words.FUNCTION_WORDS | words.SHOWING_VERBS | words.DOCUMENT_WORDS
+TOKEN_RE = words.WORD_TOKEN
+# Common English equivalents a question and a document use for one notion (not a domain list): each word's stem maps
+# to the stem of the group's first word.
 _SAME_MEANING = [("annual", "yearly", "annually"), ("monthly", "month"), ("weekly", "week"), ("daily", "day"),
                  ("terminate", "end", "termination", "cancel", "cancellation"),
                  ("begin", "start", "commence", "commencement"), ("purchase", "buy"), ("employee", "staff"),
                  ("cost", "price"), ("fee", "charge"), ("permit", "allow"), ("reimburse", "reimbursement"),
                  ("receive", "get"), ("approve", "approval"), ("hire", "recruit")]
-_CANON = {stem_word: group[0] for group in _SAME_MEANING for stem_word in group}
+_CANON = {words.stem(w): words.stem(group[0]) for group in _SAME_MEANING for w in group}
 _SENTENCE_END = re.compile(r"[.!?;](?=\s+[A-Z0-9(\"“‘$€£]|\s*$)")
 _ABBREVIATIONS = {"no", "co", "inc", "ltd", "vs", "mr", "ms", "mrs", "dr", "st", "jr", "sr", "etc", "approx", "fig",
                   "e.g", "i.e", "u.s", "corp", "dept", "est", "vol", "art", "sec", "para", "p", "pp", "max", "min", "ca",
@@ -59,19 +52,19 @@ _HEADING_START = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|ARTICLE\s+[IVXLC\d
 
 @lru_cache(maxsize=1 << 17)  # pure, called per word of every passage sentence (200k calls for 256 questions)
 def stem(word: str) -> str:
+    """The reader's stem of a word as written (quotes and a possessive 's dropped): the shared stem
+    (``tasks.words.stem``), an irregular form with a second reading taken as the verb (``AMBIGUOUS_FORMS``: in a
+    sentence that answers a question, 'rose' is the verb the question asks with 'rise'), an adverb read as its
+    adjective ('quarterly' states 'quarter'), and the words of one notion (``_SAME_MEANING``) made one."""
     w = word.lower().strip("'’.")
     w = re.sub(r"['’]s$", "", w)
-    if w in _IRREGULAR:
-        return _CANON.get(_IRREGULAR[w], _IRREGULAR[w])
-    if w in _CANON:
-        return _CANON[w]
-    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("es", ""), ("s", ""), ("ing", ""), ("ed", ""), ("ly", "")):
-        if len(w) > len(suffix) + 3 and w.endswith(suffix):
-            base = w[: -len(suffix)] + repl
-            # a doubled final consonant before -ing/-ed ("cancelling", "cancelled") inflects the single-letter form
-            single = base[:-1] if suffix in ("ing", "ed") and len(base) > 4 and base[-1] == base[-2] else base
-            return _CANON.get(base, _CANON.get(base + "e", _CANON.get(single, base)))
-    return w
+    w = words.AMBIGUOUS_FORMS.get(w, w)
+    base = words.stem(w)
+    if base not in _CANON and len(w) > 5 and w.endswith("ly"):
+        base = words.stem(w[:-2])
+    if base not in _CANON and len(base) > 4 and base[-1] == base[-2] == "l":
+        base = base[:-1] if base[:-1] in _CANON else base  # 'cancelled' (British): the synonym of 'cancel'
+    return _CANON.get(base, base)
 
 
 def stems(text: str) -> set[str]:
@@ -100,6 +93,23 @@ class PLine:
     page: int
     text: str
     stems: set[str] = field(default_factory=set)
+
+
+_PAGE_NUMBER_END = re.compile(r"(?i)\s*\b(?!(?:19|20)\d\d$)(?:\d{1,4}|[ivxlc]{1,6})\s*$")  # a year is no page number
+_COPYRIGHT = re.compile(r"(?i)©|\(c\)\s*(?:19|20)\d\d|\bcopyright\b|\ball rights reserved\b")
+
+
+def furniture_lines(lines: list[PLine]) -> set[int]:
+    """The ids of the page furniture among ``lines``, whose values are not statements of their passage: a running
+    header or footer (a line of three words or more, month names aside, printed again with another page number:
+    a sentence a document repeats word for word is not one) and a copyright notice ("Issue 01 (2020-09-07)
+    Copyright © Huawei ... 34": its date is the edition's)."""
+    printed: dict[str, set[str]] = {}
+    for ln in lines:
+        printed.setdefault(_PAGE_NUMBER_END.sub("", ln.text.strip()), set()).add(ln.text.strip())
+    return {id(ln) for ln in lines if _COPYRIGHT.search(ln.text) or (
+        len(printed[key := _PAGE_NUMBER_END.sub("", ln.text.strip())]) >= 2
+        and len([w for w in re.findall(r"[A-Za-z]{2,}", key) if w.lower() not in MONTHS]) >= 3)}
 
 
 @dataclass
@@ -179,11 +189,16 @@ class Terms:
     """The question's content words (primary keywords, else the question's words) and their coverage of a text."""
 
     def __init__(self, question: dict[str, Any], extra_stop: set[str] = frozenset()):
-        words: list[str] = []
+        written: list[str] = []
         for kw in question.get("keywords_primary") or []:
-            words += [stem(t) for t in TOKEN_RE.findall(kw.lower()) if t not in STOPWORDS]
-        if not words:
-            words = [stem(t) for t in TOKEN_RE.findall((question.get("text") or "").lower()) if t not in STOPWORDS]
+            written += [t for t in TOKEN_RE.findall(kw.lower()) if t not in STOPWORDS]
+        if not written:
+            written = [t for t in TOKEN_RE.findall((question.get("text") or "").lower()) if t not in STOPWORDS]
+        # each stem as the question writes it, for the reasons a reader gives ("no sentence speaks about 'dogs'")
+        self.written: dict[str, str] = {}
+        for t in written:
+            self.written.setdefault(stem(t), t)
+        words = [stem(t) for t in written]
         self.words = [w for w in dict.fromkeys(words) if w not in extra_stop] or list(dict.fromkeys(words))
         self.secondary = list(dict.fromkeys(
             stem(t) for kw in question.get("keywords_secondary") or [] for t in TOKEN_RE.findall(kw.lower())
@@ -191,6 +206,10 @@ class Terms:
 
     def hits(self, pool: set[str]) -> set[str]:
         return matched(self.words, pool)
+
+    def as_written(self, stems_: list[str]) -> list[str]:
+        """Question stems as the question writes them."""
+        return [self.written.get(w, w) for w in stems_]
 
     def coverage(self, pool: set[str], context: set[str] = frozenset()) -> tuple[float, int]:
         """(share of the words found, words found); words found only in ``context`` (the section title, the

@@ -10,14 +10,25 @@ number; section, clause, figure, table, page, list-marker and phone numbers neve
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemas.contracts import Asked
 from tasks.generate import values as V
-from tasks.generate.asked import COLOUR, DIMENSIONS, FORMAT_TEMPLATE, TIME_UNITS, Asked
-from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, Sentence, Terms, matched, sentences, stem, stems
+from tasks.generate.sentences import (
+    STOPWORDS,
+    TOKEN_RE,
+    PLine,
+    Sentence,
+    Terms,
+    furniture_lines,
+    matched,
+    sentences,
+    stem,
+    stems,
+)
+from tasks.questions.asked import COLOUR, DIMENSIONS, FORMAT_TEMPLATE, TIME_UNITS
 
 _EXCLUDED_RE = re.compile(r"(?i)\b(?:without|other than|except(?: for)?|excluding|apart from|besides)\s+"
                           r"((?:(?!and\b|or\b|but\b)[\w'-]+\s*){1,3})")
@@ -45,12 +56,6 @@ _AFTER_MOD = re.compile(
     r"unit|share|item|policy|event|visit|accident|loss)\b)?(?:\s+(?:after|before|of|from)\s+the\s+[a-z]+)?")
 _TIME_UNIT_NAMES = {"hrs": "hour", "hr": "hour", "min": "minute", "mins": "minute", "sec": "second",
                     "s": "second", "ms": "", "yrs": "year", "h": "hour"}
-NEGATION_RE = re.compile(
-    r"(?i)\b(?:not|no|never|none|neither|nor|cannot|can't|isn't|aren't|doesn't|don't|didn't|won't|wasn't|"
-    r"weren't|hasn't|haven't|mustn't|shouldn't|prohibited|forbidden|excluded|unchanged|nothing)\b|"
-    r"\bremains? (?:the same|unchanged|in (?:full )?(?:force|effect))\b")
-
-
 @dataclass
 class Pick:
     value: str
@@ -106,12 +111,19 @@ class Reader:
             rows = [PLine(i, p, int(ln["line_no"]), int(ln.get("page", p.get("page", 0))), ln["text"],
                           stems(ln["text"])) for ln in p.get("lines") or []]
             self.by_passage.append(rows)
+        self.furniture = furniture_lines([ln for rows in self.by_passage for ln in rows])
+        for i, (p, rows) in enumerate(zip(passages, self.by_passage)):
             self.titles.append(stems(p.get("section") or ""))
             ss = sentences(rows)
             self.sents.append(ss)
             for s in ss:
                 for ln, start in zip(s.lines, s.starts):
                     self.where.setdefault((i, ln.line_no), []).append((start, s))
+
+    def is_furniture(self, ln: PLine) -> bool:
+        """A page furniture line (``sentences.furniture_lines``) that names none of the question's terms (a question
+        about the document's own edition or copyright may be answered there)."""
+        return id(ln) in self.furniture and not self.terms.hits(ln.stems)
 
     def sentence_of(self, ln: PLine, pos: int) -> Sentence | None:
         pieces = self.where.get((ln.pidx, ln.line_no)) or []
@@ -357,6 +369,8 @@ def pick_date(r: Reader) -> list[Pick]:
     out = []
     for rows in r.by_passage:
         for ln in rows:
+            if r.is_furniture(ln):
+                continue
             for d in V.find_dates(ln.text):
                 if d.text.lower() in r.q_dates:
                     continue
@@ -376,23 +390,3 @@ def pick_date(r: Reader) -> list[Pick]:
                     text = V.year_of(d.text) or d.text  # "Which year ...?" asks for the year, not the day
                 out.append(Pick(text, [ln], score, cov, n, d.kind, 0.6 if d.kind != "year" or year_only else 0.3))
     return out
-
-
-def required_terms(n_words: int) -> int:
-    """Question terms a cue sentence must carry to speak about the asked subject: all of up to three, else 60%."""
-    return n_words if n_words <= 3 else math.ceil(0.6 * n_words)
-
-
-def pick_yes_no(r: Reader) -> tuple[Pick | None, str]:
-    """Yes or No from the sentence that speaks about the asked subject (most question terms), None with the
-    reason when no sentence does."""
-    best, cov, n = r.best_sentence(statements_only=True)
-    need = required_terms(len(r.terms.words))
-    if best is None or n < need:
-        missing = r.missing_terms() or [w for w in r.terms.words if not r.terms.hits(best.stems if best else set())]
-        return None, f"no sentence speaks about {', '.join(repr(m) for m in missing[:3]) or 'the asked subject'}"
-    change = re.search(r"\b(?:change|changed|modif\w+|amend\w*|alter\w*|differ\w*)\b", r.q_low)
-    negated = bool(NEGATION_RE.search(best.text))
-    if change and re.search(r"(?i)\b(?:same|identical|as before)\b", best.text):
-        negated = True
-    return Pick("No" if negated else "Yes", best.lines, 1.5 * cov, cov, n, "cue", 0.6), ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from tasks import words
 from tasks.questions.framing import sentences
 
 
@@ -15,15 +16,11 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-STOPWORDS = _words("""a about above across after again against all also am among amongst an and any are aren't as at
-be because been before being below between both but by can cannot could did didn't do does doesn't doing don't down
-during each either else etc ever every few for from further had has have having he her here hers herself him himself
-his i if in into is isn't it its itself just let me might more most much must my myself neither no nor not now of off
-on once one only onto or other others ought our ours ourselves out over own per please same shall she should so some
-such than that the their theirs them themselves then there these they this those through thus to too toward towards
-under until up upon us very via was wasn't we were weren't whether while will with within without would yet you your
-yours what whats which who whom whose when where why how many whatever whichever whoever according regarding
-respectively overall e.g i.e ie eg vs versus except exactly approximately nearly almost roughly least""")
+# The parser's stopwords (tasks.words): never keywords and never the end of a keyword's phrase. Every group but
+# the verbs of asking (GENERIC below reads them) and the document's own words (a question may be about a report);
+# not 'may', which is a month here (MONTHS)
+STOPWORDS = ((words.FUNCTION_WORDS - {"may"}) | words.RELATIONAL_WORDS | words.ABBREVIATIONS
+             | words.QUESTION_HEDGES)
 # generic verbs: never keywords, and they end a phrase
 GENERIC = _words("""mention mentioned mentions show shown shows showing give given gives provide provided provides
 include included includes including contain contained contains containing appear appears appeared describe described

@@ -186,6 +186,7 @@ def question_row(record: QuestionRecord, docs: list[Path] | None, error: str | N
         "decomposition": parsed.decomposition,
         "intent": parsed.intent,
         "parser": parsed.parser,
+        "asked": parsed.asked.model_dump_json(),
         "status": "failed" if error else "loaded",
         "error": error,
     }

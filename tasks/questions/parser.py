@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from schemas.contracts import ParsedQuestion
+from tasks.questions.asked import asked_class
 from tasks.questions.framing import frame_question, sentences
 from tasks.questions.keywords import (  # noqa: F401 (extract_keywords, word_variants: the parser's public names)
     extract_keywords,
@@ -233,6 +234,7 @@ def parse_question(question_id: str, text: str) -> ParsedQuestion:
     framed = frame_question(text)
     shape = answer_shape(text)
     decomp = decomposition(text, shape)
+    asked = asked_class({"text": text, "answer_shape": shape, "decomposition": decomp})
     return ParsedQuestion(
         question_id=question_id,
         text=text,
@@ -245,4 +247,5 @@ def parse_question(question_id: str, text: str) -> ParsedQuestion:
         ask=framed.ask,
         framing=framed.framing,
         definitions=framed.definitions,
+        asked=asked,
     )

@@ -1,21 +1,22 @@
-"""What a question asks for, typed: the value class the extractive reader must find (duration, money, percentage,
-date, count, yes/no, entity, list, a plain number, or free text), read from the parsed question's answer shape and
-decomposition and from the question's own wording.
+"""What a question asks for, typed (``schemas.contracts.Asked``): the value class a reader must find (duration, money,
+percentage, date, count, yes/no, entity, list, a plain number, or free text), read from the parsed question's answer
+shape and decomposition and from the question's own wording; with the ask's rank word, the parts of a multi-part
+question, and what a text reader cannot state (a computed value, a reading of a picture).
 
-The question parser gives a coarse ``answer_shape`` (amount, date, boolean, entity, text, list, comparison); the
-reader needs the unit class too, because a value of the wrong class is never the answer: a duration question never
+The parser gives a coarse ``answer_shape`` (amount, date, boolean, entity, text, list, comparison) and this module the
+finer class the reader needs, because a value of the wrong class is never the answer: a duration question never
 gets a bare number, a money question never gets a section number. The wording decides where it is explicit ("how
-long", "how many days", "how much ... fee", "what percentage", "when"); otherwise the parser's shape stands.
+long", "how many days", "how much ... fee", "what percentage", "when"); otherwise the parser's shape stands. The
+parser stores the type with the question (``ParsedQuestion.asked``) and generation reads it from there.
 Deterministic, pure regular expressions.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
-AskedClass = str  # duration | money | percentage | date | count | yesno | entity | list | number | text
+from schemas.contracts import Asked, ParsedQuestion
 
 TIME_UNITS = ("second", "minute", "hour", "day", "week", "month", "year", "quarter")
 _TIME_UNIT = r"(?:business |calendar |working )?(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)"
@@ -147,30 +148,6 @@ def dimension_of(text: str) -> str:
     return next((d for d, rx in _DIMENSION_RE.items() if re.search(rf"(?i)\b(?:{rx})\b", text)), "")
 
 
-@dataclass(frozen=True)
-class Asked:
-    """The typed ask of one question: its class, the unit it names (``days`` in "how many days"), and whether
-    it also asks something else (a multi-part question: one extracted value may not answer every part)."""
-
-    cls: AskedClass
-    unit: str = ""
-    entity_noun: str = ""
-    multi_part: bool = False
-    reasons: list[str] = field(default_factory=list)
-    dimension: str = ""  # the physical quantity a plain number asks for (temperature, weight, ...), if named
-
-    @property
-    def numeric(self) -> bool:
-        return self.cls in ("duration", "money", "percentage", "count", "number")
-
-    def describe(self) -> str:
-        """The class in words, for caveats ("no duration stated near ...")."""
-        names = {"duration": "duration", "money": "amount of money", "percentage": "percentage", "date": "date",
-                 "count": "count", "yesno": "yes/no statement", "entity": "name", "list": "list of items",
-                 "number": "number", "text": "statement"}
-        return names[self.cls] if not self.unit or self.cls != "count" else f"number of {self.unit}"
-
-
 def _unit_of(text: str) -> str:
     """The noun a "how many" question counts: "days" in "how many vacation days", "grams" in "how many grams of
     coffee", "independents" in "how many were independents"; a time unit first."""
@@ -198,7 +175,8 @@ def question_parts(text: str) -> list[str]:
 
 
 def asked_class(question: dict[str, Any]) -> Asked:
-    """The asked class of a generation payload's question (``text``, ``answer_shape``, ``decomposition``)."""
+    """The typed ask of a question given as a dict with ``text``, ``answer_shape`` and ``decomposition`` (a parsed
+    question's fields, or one part of a multi-part question)."""
     text = question.get("text") or ""
     shape = question.get("answer_shape") or "text"
     multi = (question.get("decomposition") or "single") != "single"
@@ -207,31 +185,37 @@ def asked_class(question: dict[str, Any]) -> Asked:
     ask = _LEAD_CLAUSE_RE.sub("", ask)  # "When using GPT-4 as the base model, how many datasets ...": the count
     first_part = re.split(r",?\s+and\s+(?=how|what|which|who|when|where)", ask, maxsplit=1, flags=re.I)[0]
     if shape == "list" or _LIST_RE.search(ask):
-        return Asked("list", multi_part=multi, reasons=["list"])
+        return Asked(cls="list", multi_part=multi, reasons=["list"])
     if _YESNO_RE.match(first_part):  # "Did the amendment change how much notice ...?" is still yes/no
-        return Asked("yesno", multi_part=multi, reasons=["opens with an auxiliary verb"])
+        return Asked(cls="yesno", multi_part=multi, reasons=["opens with an auxiliary verb"])
     if _DURATION_RE.search(ask):
         unit = _unit_of(ask)
-        return Asked("duration", unit=unit if unit.rstrip("s") in TIME_UNITS else "", multi_part=multi,
+        return Asked(cls="duration", unit=unit if unit.rstrip("s") in TIME_UNITS else "", multi_part=multi,
                      reasons=["asks how long"])
     if _PERCENT_RE.search(ask):
-        return Asked("percentage", multi_part=multi, reasons=["asks a percentage"])
+        return Asked(cls="percentage", multi_part=multi, reasons=["asks a percentage"])
     if _DATE_RE.search(ask) or shape == "date":
-        return Asked("date", multi_part=multi, reasons=["asks when"])
+        return Asked(cls="date", multi_part=multi, reasons=["asks when"])
     if _IDENTIFIER_RE.search(ask):
-        return Asked("entity", entity_noun="number", multi_part=multi, reasons=["asks an identifier"])
+        return Asked(cls="entity", entity_noun="number", multi_part=multi, reasons=["asks an identifier"])
     if _COUNT_RE.search(ask):
-        return Asked("count", unit=_unit_of(ask), multi_part=multi, reasons=["asks how many"])
+        return Asked(cls="count", unit=_unit_of(ask), multi_part=multi, reasons=["asks how many"])
     if _MONEY_RE.search(ask) and shape in ("amount", "text", "entity"):
-        return Asked("money", multi_part=multi, reasons=["asks an amount of money"])
+        return Asked(cls="money", multi_part=multi, reasons=["asks an amount of money"])
     noun = _ENTITY_NOUN_RE.search(ask)
     if shape == "entity" or noun or _WHO_RE.search(ask):
-        return Asked("entity", entity_noun=noun.group(1).lower() if noun else "", multi_part=multi,
+        return Asked(cls="entity", entity_noun=noun.group(1).lower() if noun else "", multi_part=multi,
                      reasons=["asks a name"])
     if shape == "boolean":
-        return Asked("yesno", multi_part=multi, reasons=["boolean shape"])
+        return Asked(cls="yesno", multi_part=multi, reasons=["boolean shape"])
     if shape == "amount":
         dim = dimension_of(ask)
-        return Asked("number", multi_part=multi, dimension=dim,
+        return Asked(cls="number", multi_part=multi, dimension=dim,
                      reasons=["amount shape"] + ([f"asks a {dim}"] if dim else []))
-    return Asked("text", multi_part=multi, reasons=[f"{shape} shape"])
+    return Asked(cls="text", multi_part=multi, reasons=[f"{shape} shape"])
+
+
+def asked_of(question: ParsedQuestion) -> Asked:
+    """The question's typed ask: the one the parser stored, else typed now from its text, shape and decomposition
+    (a row stored before the parser typed it; the same function, so both agree)."""
+    return question.asked or asked_class(question.model_dump())
