@@ -47,7 +47,7 @@ from warehouse import diff as diff_store
 from warehouse.db import Warehouse
 from warehouse.detection import load_candidates
 from warehouse.questions import load_questions
-from warehouse.retrieval import load_retrieval_result
+from warehouse.retrieval import load_retrieval_result, run_results
 from warehouse.runs import fails_run, finish_run, get_run, start_run
 
 MODES = ("auto", "rearbitrate", "redispatch", "redetect", "regenerate")
@@ -252,8 +252,10 @@ def redispatch_run(wh: Warehouse, source_run_id: str, profile: str | None = None
         ctx = PipelineContext(wh=wh, run_id=new_run_id, settings=s, corpus=None, vectors=None, embedder=None,
                               arbiter=None, generator=None, profile=profile, stop_after="retrieval",
                               source_run_id=source_run_id)
-        statuses = Counter(walk_questions(ctx, [r for r in load_questions(wh, new_run_id)
-                                                 if r["question_id"] not in skip], "dispatch"))
+        for _ in walk_questions(ctx, [r for r in load_questions(wh, new_run_id) if r["question_id"] not in skip],
+                                "dispatch"):
+            pass
+        statuses = Counter(r["status"] for r in run_results(wh, new_run_id))  # found, not_found, failed
     summary = {"source_run_id": source_run_id, "profile": profile_name, "copied": copied, "statuses": dict(statuses)}
     finish_run(wh, new_run_id, "partial" if statuses.get("failed") else "ok", summary)
     return new_run_id

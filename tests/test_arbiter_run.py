@@ -188,7 +188,7 @@ def test_redispatch_makes_a_linked_run_without_llm_calls(wh, run):
     info = get_run(wh, new)
     assert info["flow"] == "redispatch" and info["parent_run_id"] == run_id and info["status"] == "partial"
     summary = json.loads(info["summary"])
-    assert summary["profile"] == "strict+overrides" and summary["statuses"]["failed"] == 1
+    assert summary["profile"] == "strict+overrides" and summary["statuses"] == {"found": 3, "failed": 1}
     for table in ("questions", "candidates", "verdicts"):
         assert count(wh, table, new) == count(wh, table, run_id)
     assert load_candidates(wh, new, "s17") == load_candidates(wh, run_id, "s17")
