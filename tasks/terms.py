@@ -14,7 +14,7 @@ from tasks.words import content_tokens, stem, tokens
 
 def near_token(token: str, vocabulary: set[str]) -> bool:
     """``token`` matches a word of ``vocabulary`` up to a typo or a variant spelling (see :func:`nearest`)."""
-    return nearest(token, vocabulary) is not None
+    return any(True for _ in _near_words(token, vocabulary)) or split_run(token, vocabulary) is not None
 
 
 def nearest(token: str, vocabulary: set[str] | frozenset[str]) -> str | None:
@@ -22,24 +22,33 @@ def nearest(token: str, vocabulary: set[str] | frozenset[str]) -> str | None:
     two neighbouring letters counts one) for words of five letters or more, two from ten ('Germen'/'german',
     'Companay'/'company', 'Microsfot'/'microsoft'), a doubled letter written once or twice ('Aple'/'apple',
     'Intell'/'intel'), a word starting with it ('program'/'programme', '500'/'500mhz'), or a word run together
-    with a period notation ('Q3revenue', see :func:`split_run`); None when there is none."""
+    with a period notation ('Q3revenue', see :func:`split_run`); None when there is none. Of several, the
+    closest (the fewest letters added or changed), then the first in alphabetical order: a set's order changes
+    from one process to the next (string hashes are salted), and the arbiter's reasons must not."""
+    found = min(_near_words(token, vocabulary), default=None)
+    return found[1] if found else split_run(token, vocabulary)
+
+
+def _near_words(token: str, vocabulary: set[str] | frozenset[str]):
+    """(distance, word) of every word of ``vocabulary`` that ``token`` matches (see :func:`nearest`), lazily."""
     if token.isdigit():
-        return next((v for v in vocabulary if v.startswith(token) and v[len(token) :].isalpha()), None)
+        yield from ((len(v) - len(token), v) for v in vocabulary if v.startswith(token) and v[len(token) :].isalpha())
+        return
     if len(token) < 3:
-        return None
+        return
     squeezed = _squeeze(token)
     if len(token) < 5:  # stems of short names ('aple' -> 'apl'): a doubled letter only, in a longer word
-        return next((v for v in vocabulary if len(v) > len(token) and v[:1] == token[:1]
-                     and _squeeze(v) == squeezed), None)
+        yield from ((len(v) - len(token), v) for v in vocabulary if len(v) > len(token) and v[:1] == token[:1]
+                    and _squeeze(v) == squeezed)
+        return
     limit = 2 if len(token) >= 10 else 1
     for v in vocabulary:
         if v.startswith(token) and len(v) - len(token) <= 3:
-            return v
-        if abs(len(v) - len(token)) <= limit and v[:1] == token[:1] and _edits(token, v, limit) <= limit:
-            return v
-        if v[:1] == token[:1] and len(v) >= 4 and _squeeze(v) == squeezed:
-            return v
-    return split_run(token, vocabulary)
+            yield len(v) - len(token), v
+        elif abs(len(v) - len(token)) <= limit and v[:1] == token[:1] and (d := _edits(token, v, limit)) <= limit:
+            yield d, v
+        elif v[:1] == token[:1] and len(v) >= 4 and _squeeze(v) == squeezed:
+            yield abs(len(v) - len(token)), v
 
 
 def split_run(token: str, vocabulary: set[str] | frozenset[str]) -> str | None:

@@ -3,6 +3,11 @@ groups, so that a word is never noise to one brick by accident and a term to ano
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from tasks import words
@@ -10,6 +15,9 @@ from tasks.detect.keyword_index import tokenize
 from tasks.generate import sentences
 from tasks.questions import lexicon
 from tasks.questions.parser import parse_question
+from tasks.terms import nearest
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("a, b", [("running", "run"), ("encodings", "encode"), ("encoded", "encode"),
@@ -51,3 +59,16 @@ def test_asking_and_document_words():
     assert {"report", "page", "document"} <= sentences.STOPWORDS
     assert "approximately" in lexicon.STOPWORDS and tokenize("approximately") == ["approximately"]
     assert "approximately" not in parse_question("q", "What was approximately the revenue in 2023?").keywords_primary
+
+
+def test_the_nearest_spelling_is_the_same_in_every_process():
+    """Of several near spellings the closest, then the first alphabetically: the pool's words are a set, whose order
+    Python salts per process, and an audit must get the same reason twice (the rules arbiter reads ``nearest``)."""
+    assert nearest("revenu", {"revenues", "revenue", "revenued"}) == "revenue"
+    assert nearest("micrsoft", {"microsofts", "microsoft"}) == "microsoft"
+    assert nearest("aple", {"apples", "apple"}) == "apple"
+    script = ("from tasks.terms import nearest; print(nearest('generat', set(['generated', 'generates', 'generate', "
+              "'generating', 'generator', 'degenerate'])))")
+    seen = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in (1, 2, 3, 4)}
+    assert seen == {"generate"}
