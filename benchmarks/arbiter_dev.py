@@ -24,9 +24,9 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.detect import TEXT_SOURCES  # noqa: E402
 from schemas.settings import Settings, offline_environment  # noqa: E402
+from tasks.arbiter.dispatch import verdict_order  # noqa: E402
 
 DETECTORS = ("toc", "keywords", "embeddings")
-ROLE_ORDER = {"primary": 0, "supporting": 1, "tangential": 2, "discarded": 3}
 
 
 def question_group(gold: list[int], labels: dict) -> str:
@@ -38,8 +38,11 @@ def question_group(gold: list[int], labels: dict) -> str:
 
 
 def by_verdict(verdicts: list, by_id: dict) -> list:
-    """Verdicts best first as the arbiter ranked them (role, then relevance, then RRF), before any dispatch."""
-    return sorted(verdicts, key=lambda v: (ROLE_ORDER[v.role], -v.relevance, -by_id[v.candidate_id].rrf_score))
+    """Verdicts best first as the arbiter ranked them (role, then relevance, then RRF: the pipeline's
+    tasks.arbiter.dispatch.verdict_order over the brief's RRF order), before any dispatch."""
+    brief = sorted(verdicts, key=lambda v: -by_id[v.candidate_id].rrf_score)
+    by = {v.candidate_id: v for v in verdicts}
+    return [by[c] for c in verdict_order([(v.candidate_id, v.role, v.relevance) for v in brief])]
 
 
 DEV_QUESTIONS = Path("mmlongbench") / "questions.jsonl"
@@ -180,11 +183,16 @@ def score(records, profile: str, cache=None, trace: list | None = None) -> dict:
         by_id = {c.candidate_id: c for c in cands}
 
         def hits(pages: list[int]) -> tuple[bool, bool]:
+            pages = list(dict.fromkeys(pages))
             return bool(pages[:1] and pages[0] in gold_set), bool(set(pages[:5]) & gold_set)
 
+        kept = [p.page for p in result.passages()] if result.status == "found" else []
+        order = [by_id[v.candidate_id].page for v in by_verdict(output.verdicts, by_id)]
         ranked = {
-            "arbiter": [p.page for p in result.passages()] if result.status == "found" else [],
-            "arbiter_rank": [by_id[v.candidate_id].page for v in by_verdict(output.verdicts, by_id)],
+            # its decision first, then its order of the rest of the pool (tasks/evaluate/score.py); hit@1 is the
+            # first kept passage, set below
+            "arbiter": kept + order,
+            "arbiter_rank": order,
             "rrf": [c.page for c in cands],
             **{d: [c.page for c in sorted((c for c in cands if d in c.ranks), key=lambda c: c.ranks[d])]
                for d in DETECTORS},
@@ -197,7 +205,7 @@ def score(records, profile: str, cache=None, trace: list | None = None) -> dict:
             s["pool_recall"].append(bool({c.page for c in cands} & gold_set))
             for method, pages in ranked.items():
                 h1, h5 = hits(pages)
-                s[f"{method}@1"].append(h1)
+                s[f"{method}@1"].append(hits(kept)[0] if method == "arbiter" else h1)
                 s[f"{method}@5"].append(h5)
         if trace is not None:
             trace.append((rec["qid"], group, result.status, result.not_found_reason, absent))

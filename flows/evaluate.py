@@ -20,6 +20,7 @@ from flows import stop
 from flows.answer import answer_config, answer_into, open_run, question_docs
 from flows.ingest import ProcessMany, flow_tasks, ingest_into
 from schemas.settings import Settings, get_settings
+from tasks.evaluate.hybrid import hybrid_rankings
 from tasks.evaluate.score import evaluation_summary, score_run
 from tasks.providers import use_arbiter
 from tasks.questions.load import ingest_questions, load_question_set
@@ -84,7 +85,12 @@ def evaluate_into(wh: Warehouse, run_id: str, questions: Path, settings: Setting
                                submit=submit, log=log)
         timings["pipeline"] = time.perf_counter() - t
     t = time.perf_counter()
-    rows = score_run(wh, run_id, regime, doc_level=corpus_wide, gold_docs=gold_docs)
+    e = settings.embedder
+    hybrid = hybrid_rankings(wh, load_questions(wh, run_id), settings.lance_dir, e.kind, e.device,
+                             settings.ingest.embed_batch_size, log)
+    timings["hybrid"] = time.perf_counter() - t
+    t = time.perf_counter()
+    rows = score_run(wh, run_id, regime, doc_level=corpus_wide, gold_docs=gold_docs, searched={"hybrid": hybrid})
     save_eval_results(wh, run_id, rows)
     summary = evaluation_summary(rows)
     timings["score"] = time.perf_counter() - t

@@ -20,11 +20,15 @@ def pytest_collection_modifyitems(config, items):
     skip_live = pytest.mark.skip(reason="live API test: set ARBITER_LIVE_TESTS=1 and an API key to run")
     skip_local = pytest.mark.skip(reason="local-LLM tier (minutes on a CPU): set ARBITER_LOCAL_LLM_TESTS=1, or run "
                                   ".ci/run, which builds llama-server and fetches the model first")
+    skip_eval = pytest.mark.skip(reason="evaluation tier (the dev and guard sets embedded and answered: ~20 min on "
+                                 "2 cores): set ARBITER_EVAL_TESTS=1, or run .ci/run")
     for item in items:
         if "live" in item.keywords and os.environ.get("ARBITER_LIVE_TESTS") != "1":
             item.add_marker(skip_live)
         if "local_llm" in item.keywords and os.environ.get("ARBITER_LOCAL_LLM_TESTS") != "1":
             item.add_marker(skip_local)
+        if "eval_tier" in item.keywords and os.environ.get("ARBITER_EVAL_TESTS") != "1":
+            item.add_marker(skip_eval)
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ from flows.evaluate import evaluate_into, limited_question_set
 from schemas.contracts import RetrievalResult, RetrievedPassage
 from schemas.settings import get_settings
 from tasks.corpus.sample.generate import generate_sample_corpus
+from tasks.evaluate.hybrid import passages
 from tasks.evaluate.report import eval_section_html
 from tasks.evaluate.score import (
     ANSWER_METHODS,
@@ -115,9 +116,13 @@ def test_headline_metrics_exact(filled):
     s = summarise(filled)
     assert (s["n_questions"], s["n_page_gold"], s["n_unanswerable"], s["n_no_page_gold"]) == (6, 4, 1, 1)
     # over q1, q3, q5, q6
-    assert s["page_hit_at_1"] == {"arbiter": 0.25, "rrf": 0.0, "keywords": 0.25, "embeddings": 0.0, "toc": 0.25}
-    assert s["page_hit_at_5"] == {"arbiter": 0.5, "rrf": 0.5, "keywords": 0.25, "embeddings": 0.25, "toc": 0.25}
-    assert s["mrr"] == {"arbiter": 0.375, "rrf": 0.25, "keywords": 0.25, "embeddings": 0.125, "toc": 0.25}
+    # (no verdicts stored here: the arbiter's order is what it kept; no hybrid search was run: NULL, not a miss)
+    assert s["page_hit_at_1"] == {"arbiter": 0.25, "hybrid": None, "rrf": 0.0, "keywords": 0.25, "embeddings": 0.0,
+                                  "toc": 0.25}
+    assert s["page_hit_at_5"] == {"arbiter": 0.5, "hybrid": None, "rrf": 0.5, "keywords": 0.25, "embeddings": 0.25,
+                                  "toc": 0.25}
+    assert s["mrr"] == {"arbiter": 0.375, "hybrid": None, "rrf": 0.25, "keywords": 0.25, "embeddings": 0.125,
+                        "toc": 0.25}
     # predicted not found: q2 (right), q3 (wrong); q6 never got a result, which is not a not-found prediction
     assert s["not_found"] == {"precision": 0.5, "recall": 1.0, "predicted": 2, "unanswerable": 1, "correct": 1}
     # batch: q1 q2 q4 right; q5 failed, q6 missing -> wrong.  sequential: q2 q5.  auto (routed): q2 only.
@@ -164,11 +169,14 @@ def test_label_breakdown_and_figure_only_apart(filled):
 def test_sql_summary_matches_python(filled, wh):
     s = summarise(filled)
     sql = {r["method"]: r for r in method_summary(wh, RUN)}
+    def r4(value):
+        return None if value is None else round(value, 4)
+
     for m in PAGE_METHODS:
         assert sql[m]["page_gold"] == s["n_page_gold"]
-        assert round(sql[m]["hit_at_1"], 4) == s["page_hit_at_1"][m]
-        assert round(sql[m]["hit_at_5"], 4) == s["page_hit_at_5"][m]
-        assert round(sql[m]["mrr"], 4) == s["mrr"][m]
+        assert r4(sql[m]["hit_at_1"]) == s["page_hit_at_1"][m]
+        assert r4(sql[m]["hit_at_5"]) == s["page_hit_at_5"][m]
+        assert r4(sql[m]["mrr"]) == s["mrr"][m]
     assert sql["arbiter"]["not_found_correct"] == 1 and sql["arbiter"]["not_found_predicted"] == 2
     for m in ANSWER_METHODS:
         assert round(sql[m]["answer_accuracy"], 4) == s["answer_accuracy"][m]
@@ -192,6 +200,45 @@ def test_document_gold_corpus_wide():
     assert by["auto"]["answer_correct"] is None  # no reference answer: not judged
     s = summarise(rows)
     assert s["doc_hit_rate"]["arbiter"] == 0.0 and s["doc_hit_rate"]["rrf"] == 1.0 and s["n_doc_gold"] == 1
+
+
+def test_the_arbiter_is_scored_on_its_order_of_the_whole_pool():
+    """hit@1 is what the dispatcher kept first; hit@5 and MRR read every candidate, by the verdicts' role and
+    relevance after the kept ones; a not-found keeps nothing, and its order still ranks."""
+    gold = Gold(question_id="q", question_set="s", answer=None, gold_pages=[7], gold_docs=None, labels={})
+    cands = [{**_cand("q", n, page, n, {}), "ranks": {"keywords": n}} for n, page in enumerate((4, 5, 7, 9), start=1)]
+    verdicts = [{"candidate_id": c["candidate_id"], "role": role, "relevance": rel}
+                for c, (role, rel) in zip(cands, [("primary", 0.9), ("discarded", 0.0), ("tangential", 0.3),
+                                                  ("tangential", 0.2)])]
+    found = {"status": "found", "result": _result("q", primary=[4]).model_dump_json()}
+    by = {r["method"]: r for r in question_rows(RUN, gold, found, cands, [], "auto", False, verdicts=verdicts)}
+    assert by["arbiter"]["predicted_pages"] == [4, 7, 9, 5]
+    assert (by["arbiter"]["hit_at_1"], by["arbiter"]["hit_at_5"], by["arbiter"]["reciprocal_rank"]) == (False, True, 0.5)
+    missing = {"status": "not_found", "result": _result("q", status="not_found").model_dump_json()}
+    by = {r["method"]: r for r in question_rows(RUN, gold, missing, cands, [], "auto", False, verdicts=verdicts)}
+    assert (by["arbiter"]["hit_at_1"], by["arbiter"]["hit_at_5"], by["arbiter"]["predicted_not_found"]) == (
+        False, True, True)
+
+
+def test_a_search_baseline_is_scored_where_it_ran():
+    gold = Gold(question_id="q", question_set="s", answer=None, gold_pages=[7], gold_docs=frozenset({"A"}), labels={})
+    ran = {r["method"]: r for r in question_rows(RUN, gold, None, [], [], "auto", True, {"hybrid": [("A", 7)]})}
+    assert (ran["hybrid"]["hit_at_1"], ran["doc_hybrid"]["hit_at_1"]) == (True, True)
+    skipped = {r["method"]: r for r in question_rows(RUN, gold, None, [], [], "auto", True, {})}
+    assert skipped["hybrid"]["hit_at_1"] is None and skipped["doc_hybrid"]["hit_at_1"] is None
+    assert summarise(list(skipped.values()))["page_hit_at_1"]["hybrid"] is None
+
+
+def test_hybrid_passages_are_fixed_windows_of_words_on_their_pages():
+    words = [f"w{i}" for i in range(310)]
+    texts = [" ".join(words[i:i + 10]) for i in range(0, 310, 10)]  # 31 lines of 10 words
+    pages = [i // 10 for i in range(31)]  # 100 words a page
+    cut = passages(pages, texts)
+    assert [len(t.split()) for _, t in cut] == [120, 120, 120, 40]  # a new passage every 90 words, to the end
+    assert [t.split()[0] for _, t in cut] == ["w0", "w90", "w180", "w270"]
+    assert [p for p, _ in cut] == [0, 1, 2, 2]  # the page holding most of its words (w90..w209: page 1)
+    assert len(passages(pages[:30], texts[:30])) == 3  # the third passage reaches the end: no fourth
+    assert passages([], []) == [] and passages([0], ["one two"]) == [(0, "one two")]
 
 
 def test_report_section(filled, wh):
@@ -232,7 +279,7 @@ def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
     assert s["ingest"]["ingested"] == 5 and s["question_set"] == "gold-questions"
     for metric in ("page_hit_at_1", "page_hit_at_5", "mrr"):
         assert set(s[metric]) == set(PAGE_METHODS)
-    for m in PAGE_METHODS:
+    for m in PAGE_METHODS:  # the hybrid baseline too: searched over the same documents
         assert 0 <= s["page_hit_at_1"][m] <= s["page_hit_at_5"][m] <= 1
         assert s["page_hit_at_1"][m] <= s["mrr"][m] <= s["page_hit_at_5"][m] + (1 - s["page_hit_at_5"][m]) / 6
     assert set(s["answer_accuracy"]) == set(ANSWER_METHODS) and all(
@@ -251,6 +298,7 @@ def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
     assert wide["n_questions"] == 4 and wide["ingest"]["skipped_unchanged"] == 3 and wide["n_failed"] == 0
     assert all(r["docs"] is None for r in wide_scope)
     assert set(wide["doc_hit_rate"]) == set(PAGE_METHODS) and wide["n_doc_gold"] == 4
+    assert wide["doc_hit_rate"]["hybrid"] is not None
     assert wide["answer_accuracy"]["batch"] is None and wide["answer_accuracy"]["auto"] is not None
 
 

@@ -73,6 +73,12 @@ def retrieval_rows(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
     return wh.query("SELECT question_id, status, result FROM retrieval_results WHERE run_id = ?", [run_id])
 
 
+def verdict_rows(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
+    """Every verdict of a run (candidate_id, role, relevance), per question in the order stored (the brief's)."""
+    return wh.query("SELECT question_id, candidate_id, role, relevance FROM verdicts WHERE run_id = ? "
+                    "ORDER BY question_id, rowid", [run_id])
+
+
 def pool_candidates(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
     """The candidates handed to the arbiter (``in_pool``), ``ranks`` decoded: the baselines' common pool."""
     rows = wh.query("SELECT question_id, candidate_id, doc_id, page, ranks, rrf_rank FROM candidates "

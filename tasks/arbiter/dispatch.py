@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from schemas.contracts import (
+    ROLES,
     ArbiterOutput,
     CandidateBrief,
     CandidateVerdict,
@@ -32,6 +33,16 @@ LinesText = Callable[[str, int, int], str | None]
 
 class DispatchError(ValueError):
     """Verdicts and candidates that do not belong together, or an unknown profile."""
+
+
+def verdict_order(verdicts: list[tuple[str, str, float | None]]) -> list[str]:
+    """The arbiter's order of its whole pool: ``verdicts`` ((candidate_id, role, relevance) in the brief's order)
+    by role (primary, supporting, tangential, discarded), then relevance, then the brief's order. The dispatcher
+    keeps a head of it; the rest is still the arbiter's ranking, which hit@5 and MRR read."""
+    rank = {role: i for i, role in enumerate(ROLES)}
+    order = sorted(range(len(verdicts)), key=lambda i: (rank.get(verdicts[i][1], len(ROLES)),
+                                                        -(verdicts[i][2] or 0.0), i))
+    return [verdicts[i][0] for i in order]
 
 
 def resolve_profile(profile: str | DispatchProfile,

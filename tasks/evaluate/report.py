@@ -13,8 +13,8 @@ from tasks.evaluate.score import ANSWER_METHODS, PAGE_METHODS, evaluation_summar
 from warehouse.db import Warehouse
 from warehouse.evals import load_eval_results
 
-COLORS = {"arbiter": "#e45756", "rrf": "#72b7b2", "keywords": "#b279a2", "embeddings": "#9d755d", "toc": "#bab0ac",
-          "batch": "#4c78a8", "sequential": "#f58518", "auto": "#54a24b"}
+COLORS = {"arbiter": "#e45756", "hybrid": "#eeca3b", "rrf": "#72b7b2", "keywords": "#b279a2", "embeddings": "#9d755d",
+          "toc": "#bab0ac", "batch": "#4c78a8", "sequential": "#f58518", "auto": "#54a24b"}
 
 
 def _esc(value: Any) -> str:

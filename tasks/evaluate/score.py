@@ -1,10 +1,13 @@
 """Evaluation metrics: score a run against its question set's gold, per question and method, then summarise.
 
 Per question, one ``eval_results`` row per method:
-- page methods (``arbiter`` and the baselines ``rrf``, ``keywords``, ``embeddings``, ``toc``, all drawn from the
-  same candidate pool the arbiter saw): a ranked list of (doc, page), deduplicated in order before cutting at k;
-  hit@1, hit@5 and reciprocal rank against ``gold_pages`` (NULL when the question has no page gold or none to
-  find). The arbiter's list is its primary then supporting passages in RetrievalResult order; not found = empty.
+- page methods (``arbiter``; the baselines ``rrf``, ``keywords``, ``embeddings``, ``toc``, drawn from the same
+  candidate pool the arbiter saw; and ``hybrid``, the user's alternative searched outside the pipeline,
+  tasks/evaluate/hybrid.py): a ranked list of (doc, page), deduplicated in order before cutting at k; hit@1, hit@5
+  and reciprocal rank against ``gold_pages`` (NULL when the question has no page gold or none to find, or the
+  method was not run). The arbiter's list is its order of the whole pool: the primary then supporting passages
+  the dispatcher kept, in RetrievalResult order, then the other candidates by role and relevance; its hit@1 is
+  the first kept passage (its decision: a not-found keeps nothing), hit@5 and MRR read the whole order.
 - document methods (``doc_<page method>``, corpus-wide runs only): the same ranking over documents, against the
   question's gold documents.
 - answer methods (``batch``, ``sequential``, ``auto`` = the regime the router picked): ``answer_correct`` by
@@ -21,12 +24,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemas.contracts import DETECTORS, RetrievalResult
+from tasks.arbiter.dispatch import verdict_order
 from tasks.generate.normalise import answer_matches
 from warehouse import evals as store
 from warehouse.db import Warehouse
 
 K = 5
-PAGE_METHODS: tuple[str, ...] = ("arbiter", "rrf", *DETECTORS)
+# the baselines: the detectors' common pool in RRF order and each detector's own order, and the user's alternative
+# (``hybrid``: fixed passages through LanceDB's hybrid search, tasks/evaluate/hybrid.py), ranked outside the pool
+SEARCH_BASELINES: tuple[str, ...] = ("hybrid",)
+PAGE_METHODS: tuple[str, ...] = ("arbiter", *SEARCH_BASELINES, "rrf", *DETECTORS)
 DOC_METHODS: tuple[str, ...] = tuple(f"doc_{m}" for m in PAGE_METHODS)
 ANSWER_METHODS: tuple[str, ...] = ("batch", "sequential", "auto")
 TEXT_EVIDENCE = ("text", "table", "layout")  # evidence_sources fragments a text-only pipeline can read
@@ -71,6 +78,15 @@ def arbiter_ranking(result: RetrievalResult | None) -> list[tuple[str, int]]:
     return dedupe((p.doc_id, p.page) for p in result.passages())
 
 
+def arbiter_full_ranking(kept: list[tuple[str, int]], verdicts: Sequence[dict[str, Any]],
+                         candidates: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
+    """The arbiter's order of its whole pool: what the dispatcher kept, then every other candidate in the
+    verdicts' order (``tasks.arbiter.dispatch.verdict_order``: role, relevance, brief order)."""
+    where = {c["candidate_id"]: (c["doc_id"], c["page"]) for c in candidates}
+    order = verdict_order([(v["candidate_id"], v["role"], v["relevance"]) for v in verdicts])
+    return dedupe([*kept, *(where[c] for c in order if c in where)])
+
+
 def baseline_rankings(candidates: Sequence[dict[str, Any]]) -> dict[str, list[tuple[str, int]]]:
     """Per baseline, the pool's (doc_id, page) in that baseline's order: RRF rank, or a detector's own rank
     (ties by RRF rank); a detector ranks only the candidates it proposed."""
@@ -95,22 +111,25 @@ def _base(run_id: str, gold: Gold, method: str) -> dict[str, Any]:
             "answer_found": None}
 
 
-def page_row(run_id: str, gold: Gold, method: str, ranking: list[tuple[str, int]]) -> dict[str, Any]:
+def _is_gold_page(gold: Gold, item: tuple[str, int]) -> bool:
+    return item[1] in set(gold.gold_pages or ()) and (gold.gold_docs is None or item[0] in gold.gold_docs)
+
+
+def page_row(run_id: str, gold: Gold, method: str, ranking: list[tuple[str, int]] | None) -> dict[str, Any]:
+    """``ranking`` None: the method was not run for this question (its metrics stay NULL)."""
     row = _base(run_id, gold, method)
+    if ranking is None:
+        return row
     row["predicted_pages"] = [page for _, page in ranking]
     if gold.gold_pages:
-        pages, docs = set(gold.gold_pages), gold.gold_docs
-
-        def is_gold(item: tuple[str, int]) -> bool:
-            return item[1] in pages and (docs is None or item[0] in docs)
-
-        row["hit_at_1"], row["hit_at_5"], row["reciprocal_rank"] = rank_metrics(ranking, is_gold)
+        row["hit_at_1"], row["hit_at_5"], row["reciprocal_rank"] = rank_metrics(
+            ranking, lambda item: _is_gold_page(gold, item))
     return row
 
 
-def doc_row(run_id: str, gold: Gold, method: str, ranking: list[tuple[str, int]]) -> dict[str, Any]:
+def doc_row(run_id: str, gold: Gold, method: str, ranking: list[tuple[str, int]] | None) -> dict[str, Any]:
     row = _base(run_id, gold, f"doc_{method}")
-    if gold.gold_docs:
+    if gold.gold_docs and ranking is not None:
         docs = dedupe(doc for doc, _ in ranking)
         row["hit_at_1"], row["hit_at_5"], row["reciprocal_rank"] = rank_metrics(docs, gold.gold_docs.__contains__)
     return row
@@ -130,16 +149,29 @@ def answer_row(run_id: str, gold: Gold, method: str, answer: dict[str, Any] | No
 
 
 def question_rows(run_id: str, gold: Gold, retrieval: dict[str, Any] | None, candidates: Sequence[dict[str, Any]],
-                  answers: Sequence[dict[str, Any]], regime: str, doc_level: bool) -> list[dict[str, Any]]:
-    """Every method's row for one question. ``retrieval``: its ``retrieval_results`` row (None = never reached)."""
+                  answers: Sequence[dict[str, Any]], regime: str, doc_level: bool,
+                  searched: dict[str, list[tuple[str, int]] | None] | None = None,
+                  verdicts: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Every method's row for one question. ``retrieval``: its ``retrieval_results`` row (None = never reached);
+    ``searched``: the rankings of the search baselines (SEARCH_BASELINES) for it, a missing one left NULL;
+    ``verdicts``: its verdict rows in the brief's order (the arbiter's order of the whole pool)."""
     result = None
     if retrieval is not None and retrieval.get("result") and retrieval["status"] != "failed":
         result = RetrievalResult.model_validate_json(retrieval["result"])
-    rankings = {"arbiter": arbiter_ranking(result), **baseline_rankings(candidates)}
+    kept = arbiter_ranking(result)
+    rankings = {"arbiter": arbiter_full_ranking(kept, verdicts or [], candidates), **baseline_rankings(candidates),
+                **{m: (searched or {}).get(m) for m in SEARCH_BASELINES}}
     rows = [page_row(run_id, gold, m, rankings[m]) for m in PAGE_METHODS]
     rows[0]["predicted_not_found"] = result is not None and result.status == "not_found"
     if doc_level:
         rows += [doc_row(run_id, gold, m, rankings[m]) for m in PAGE_METHODS]
+    # the arbiter's hit@1 is its decision, what it kept first (a not-found keeps nothing); hit@5 and MRR read its
+    # order of the whole pool
+    for row in rows:
+        if row["method"] in ("arbiter", "doc_arbiter") and row["hit_at_1"] is not None:
+            ranked = kept if row["method"] == "arbiter" else dedupe(doc for doc, _ in kept)
+            row["hit_at_1"] = bool(ranked) and (
+                _is_gold_page(gold, ranked[0]) if row["method"] == "arbiter" else ranked[0] in gold.gold_docs)
     by_regime = {a["regime"]: a for a in answers}
     routed = next((a for a in answers if a["routed"]), None)
     for method in answer_methods_for(regime):
@@ -162,8 +194,10 @@ def gold_from_warehouse(wh: Warehouse, run_id: str, gold_docs: dict[str, list[st
 
 
 def score_run(wh: Warehouse, run_id: str, regime: str = "both", *, doc_level: bool = False,
-              gold_docs: dict[str, list[str]] | None = None) -> list[dict[str, Any]]:
-    """Score every question of a run (rows in question order); write them with ``warehouse.evals``."""
+              gold_docs: dict[str, list[str]] | None = None,
+              searched: dict[str, dict[str, list[tuple[str, int]]]] | None = None) -> list[dict[str, Any]]:
+    """Score every question of a run (rows in question order); write them with ``warehouse.evals``. ``searched``:
+    search baseline -> question_id -> its ranking (tasks/evaluate/hybrid.py)."""
     golds = gold_from_warehouse(wh, run_id, gold_docs)
     retrieval = {r["question_id"]: r for r in store.retrieval_rows(wh, run_id)}
     pools: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -172,10 +206,15 @@ def score_run(wh: Warehouse, run_id: str, regime: str = "both", *, doc_level: bo
     answers: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for a in store.answer_rows(wh, run_id):
         answers[a["question_id"]].append(a)
+    verdicts: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for v in store.verdict_rows(wh, run_id):
+        verdicts[v["question_id"]].append(v)
     rows = []
     for g in golds:
         rows += question_rows(run_id, g, retrieval.get(g.question_id), pools[g.question_id],
-                              answers[g.question_id], regime, doc_level)
+                              answers[g.question_id], regime, doc_level,
+                              {m: ranks.get(g.question_id) for m, ranks in (searched or {}).items()},
+                              verdicts[g.question_id])
     return rows
 
 
@@ -202,7 +241,9 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "n_no_page_gold": sum(1 for g in gold.values() if g is None),
     }
     for key, col in (("page_hit_at_1", "hit_at_1"), ("page_hit_at_5", "hit_at_5"), ("mrr", "reciprocal_rank")):
-        out[key] = {m: _mean([r[col] for r in by_method[m] if r["gold_pages"]]) for m in PAGE_METHODS}
+        # (a search baseline that was not run for a question leaves its metrics NULL: it is not a miss)
+        out[key] = {m: _mean([r[col] for r in by_method[m] if r["gold_pages"] and r[col] is not None])
+                    for m in PAGE_METHODS}
     judged = [r for r in by_method["arbiter"] if r["gold_pages"] is not None]
     predicted = sum(1 for r in judged if r["predicted_not_found"])
     actual = sum(1 for r in judged if r["unanswerable"])
