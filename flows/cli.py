@@ -14,7 +14,7 @@ import typer
 
 import flows  # noqa: F401  (offline defaults before prefect is imported)
 from flows import console, stop
-from flows.cli_common import HomeOpt, echo_json, echo_failures
+from flows.cli_common import HomeOpt, echo_failures, echo_json
 from schemas.settings import get_settings
 from warehouse.errors import RunStopped
 
@@ -185,9 +185,10 @@ def config_cmd() -> None:
 
 def _register_extras() -> None:
     """Commands whose code lives beside their flows (evaluation, operations, learned arbiter)."""
-    from flows import cli_eval, cli_ops
+    from flows import cli_corpus, cli_eval, cli_ops
 
     app.command("eval", help=cli_eval.eval_cmd.__doc__)(cli_eval.eval_cmd)
+    app.command("corpus")(cli_corpus.corpus_cmd)
     app.command("report")(cli_ops.report_cmd)
     app.command("diff")(cli_ops.diff_cmd)
     app.command("backfill")(cli_ops.backfill_cmd)

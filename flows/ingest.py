@@ -24,6 +24,7 @@ from tasks.corpus.ingest import (
     discover,
     is_unchanged,
     process_document,
+    read_missing_identities,
     store_document,
     vanished,
 )
@@ -92,6 +93,10 @@ def ingest_into(wh: Warehouse, run_id: str, inputs: list[Path], settings: Settin
     # largest first: the last document to finish runs alone on one thread, so the small ones go last
     todo.sort(key=lambda p: p.stat().st_size if p.is_file() else 0, reverse=True)
     console.tee(log)(f"ingest: {len(files)} file(s), {len(summary.skipped)} unchanged, {len(todo)} to parse")
+    summary.identified = read_missing_identities(wh, summary.skipped)
+    if summary.identified:
+        log(f"identity: {summary.identified} unchanged document(s) read from their stored first pages "
+            "(no parse, no embedding)")
     process_many = process_many or local_threads(settings.ingest.parse_workers)
     bar = console.Progress("ingest", len(todo), unit=" files").start()
     for i, outcome in enumerate(process_many(todo, spec), start=1):

@@ -65,6 +65,41 @@ class Section(BaseModel):
     source: TocSource
 
 
+DocType = Literal["annual_report", "quarterly_report", "half_year_report", "current_report", "proxy_statement",
+                  "registration_statement", "prospectus", "contract", "policy", "paper", "manual", "report"]
+
+
+class IdentityField(BaseModel):
+    """One fact of a document's identity and the line it was read from ('page 0 line 14: "Apple Inc."'), the PDF
+    metadata field ('metadata subject: "..."') or what it was derived from ('derived: ...')."""
+
+    value: str | int
+    source: str
+
+
+class DocumentIdentity(BaseModel):
+    """What a document says it is, read from its first pages and its PDF metadata (``tasks.corpus.identity``);
+    stored as JSON in ``documents.identity``. ``unread`` names the fields it could not read."""
+
+    version: str
+    title: IdentityField | None = None
+    issuer: IdentityField | None = None
+    parties: list[IdentityField] = Field(default_factory=list)
+    tickers: list[IdentityField] = Field(default_factory=list)
+    doc_type: IdentityField | None = None
+    form: IdentityField | None = None
+    period_end: IdentityField | None = None  # ISO date of the period the document reports on
+    period_months: IdentityField | None = None  # 3 (a quarter), 6, 9, 12
+    fiscal_year_end_month: IdentityField | None = None  # 1..12
+    fiscal_year: IdentityField | None = None  # named by the calendar year it ends in, unless the document says else
+    fiscal_period: IdentityField | None = None  # 'Q3', 'H1', 'FY'
+    # how the document writes its own periods: 'fiscal' (a bare 'third quarter of 2023' is its fiscal quarter) or
+    # 'explicit' (it writes 'fiscal year 2024'); None when its fiscal year is the calendar year or nothing says
+    period_names: IdentityField | None = None
+    date: IdentityField | None = None
+    unread: list[str] = Field(default_factory=list)
+
+
 class QuestionRecord(BaseModel):
     """One line of a question set (JSONL), as given by its author."""
 
@@ -172,6 +207,12 @@ class CandidateBrief(BaseModel):
     matched_keywords: list[str]
     snippet: str = Field(description="3-5 lines around the anchor, from lines")
     rrf_score: float = Field(description="reciprocal rank fusion (k=60); audit, pool cap and the rules arbiter's last tie-break (after detector agreement); never a decision on its own")
+    # what the candidate's document says it is (DocumentIdentity.describe), and why detection searched it first
+    # for this question (the issuer, period or type the question names; '' = not preferred, or no preference)
+    document: str = Field("", description="the identity of the candidate's document, one line")
+    preferred: str = Field("", description="why detection searched this document first; '' when it did not")
+    preferred_group: int | None = Field(None, description="which of the named documents (a comparison names "
+                                                          "several); None when not preferred")
 
 
 class CandidateVerdict(BaseModel):

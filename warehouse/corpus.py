@@ -50,7 +50,7 @@ def _drop_doc_rows_if_orphan(wh: Warehouse, doc_id: str | None, except_path: str
 
 def replace_document(wh: Warehouse, run_id: str, *, path: str, doc_id: str, n_bytes: int, pages: int,
                      has_outline: bool, toc_source: str, lines: pl.DataFrame, toc: pl.DataFrame,
-                     parser_version: str) -> str | None:
+                     parser_version: str, identity: str | None = None) -> str | None:
     """Atomically swap a file's rows for a new parse. Returns the previous doc_id when it was orphaned."""
     with wh.transaction():
         old = get_document(wh, path)
@@ -64,7 +64,7 @@ def replace_document(wh: Warehouse, run_id: str, *, path: str, doc_id: str, n_by
         wh.insert_df("toc", toc.select(TOC_COLUMNS).with_columns(pl.lit(run_id).alias("run_id")))
         _upsert(wh, run_id, path, doc_id=doc_id, n_bytes=n_bytes, pages=pages, has_outline=has_outline,
                 toc_source=toc_source, n_lines=lines.height, n_sections=toc.height, status="ok", error=None,
-                parser_version=parser_version)
+                parser_version=parser_version, identity=identity)
     return orphaned
 
 
@@ -101,6 +101,33 @@ def mark_missing(wh: Warehouse, run_id: str, paths: list[str]) -> list[str]:
 def _upsert(wh: Warehouse, run_id: str, path: str, **cols: Any) -> None:
     wh.execute("DELETE FROM documents WHERE path = ?", [path])
     wh.insert_rows("documents", [{"path": path, "run_id": run_id, "ingested_at": utcnow(), **cols}])
+
+
+def identities_to_read(wh: Warehouse, paths: list[str]) -> list[dict[str, Any]]:
+    """Ingested documents among ``paths`` with their stored identity (path, doc_id, identity JSON or None), for the
+    ingest to read the identity of those that have none (or an older one) from their stored lines."""
+    if not paths:
+        return []
+    return wh.query("SELECT path, doc_id, identity FROM documents WHERE status = 'ok' AND list_contains(?, path) "
+                    "ORDER BY path", [paths])
+
+
+def set_identity(wh: Warehouse, path: str, identity: str) -> None:
+    """Store a document's identity (JSON) on its current row, nothing else changed."""
+    wh.execute("UPDATE documents SET identity = ? WHERE path = ?", [identity, path])
+
+
+def first_lines(wh: Warehouse, doc_id: str, pages: int) -> pl.DataFrame:
+    """The stored lines of a document's first ``pages`` pages (page, line_no, text, font_size)."""
+    return wh.query_df("SELECT page, line_no, text, font_size FROM lines WHERE doc_id = ? AND page < ? "
+                       "ORDER BY line_no", [doc_id, pages])
+
+
+def load_identities(wh: Warehouse, doc_ids: list[str] | None = None) -> dict[str, str | None]:
+    """doc_id -> stored identity JSON (None when not read yet) of the current documents (``doc_ids``: only those)."""
+    rows = wh.execute("SELECT doc_id, any_value(identity) FROM documents WHERE status = 'ok' GROUP BY doc_id")
+    wanted = None if doc_ids is None else set(doc_ids)
+    return {d: (str(i) if i is not None else None) for d, i in rows if wanted is None or d in wanted}
 
 
 def documents_under(wh: Warehouse, root: Path) -> list[str]:

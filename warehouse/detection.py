@@ -14,7 +14,7 @@ HIT_COLUMNS = ["run_id", "question_id", "detector", "rank", "raw_score", "doc_id
                "section_id", "matched_keywords"]
 CANDIDATE_COLUMNS = ["run_id", "question_id", "candidate_id", "doc_id", "page", "line_start", "line_end",
                      "section_id", "section", "methods", "ranks", "raw_scores", "matched_keywords", "snippet",
-                     "rrf_score", "rrf_rank", "in_pool"]
+                     "rrf_score", "rrf_rank", "in_pool", "document", "preferred", "preferred_group"]
 
 
 def detection_rows(run_id: str, question_id: str, hits: Sequence[DetectorHit],
@@ -28,7 +28,8 @@ def detection_rows(run_id: str, question_id: str, hits: Sequence[DetectorHit],
                  h.section_id, list(h.matched_keywords)] for h in hits]
     cand_rows = [[run_id, question_id, b.candidate_id, b.doc_id, b.page, b.line_start, b.line_end, b.section_id,
                   b.section, list(b.methods), to_json(b.ranks), to_json(b.raw_scores), list(b.matched_keywords),
-                  b.snippet, b.rrf_score, int(rrf_rank), bool(in_pool)] for b, rrf_rank, in_pool in candidates]
+                  b.snippet, b.rrf_score, int(rrf_rank), bool(in_pool), b.document, b.preferred, b.preferred_group]
+                 for b, rrf_rank, in_pool in candidates]
     return [dict(zip(HIT_COLUMNS, r)) for r in hit_rows], [dict(zip(CANDIDATE_COLUMNS, r)) for r in cand_rows]
 
 
@@ -46,6 +47,8 @@ def load_candidates(wh: Warehouse, run_id: str, question_id: str, in_pool_only: 
             methods=list(r["methods"] or []), ranks=_in_methods_order(r["ranks"], r["methods"]),
             raw_scores=_in_methods_order(r["raw_scores"], r["methods"]),
             matched_keywords=list(r["matched_keywords"] or []), snippet=r["snippet"] or "", rrf_score=r["rrf_score"],
+            document=r.get("document") or "", preferred=r.get("preferred") or "",
+            preferred_group=r.get("preferred_group"),
         )
         for r in rows
     ]

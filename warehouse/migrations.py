@@ -517,3 +517,18 @@ def m007_question_asked(con: duckdb.DuckDBPyConnection) -> None:
     """What a question asks, typed by the question brick (``schemas.contracts.Asked``: the reader's value class,
     unit, kind of name, quantity, multi-part), so generation reads it instead of typing the question again."""
     con.execute("ALTER TABLE questions ADD COLUMN asked JSON;")
+
+
+@migration
+def m009_document_identity(con: duckdb.DuckDBPyConnection) -> None:
+    """What each document says it is (``schemas.contracts.DocumentIdentity`` as JSON: title, issuer or parties,
+    type, period, fiscal year and quarter, fiscal-year end, date, each with the line it was read from), and on each
+    candidate its document's identity and why detection searched that document first for the question (issue #27)."""
+    con.execute(
+        """
+        ALTER TABLE documents ADD COLUMN identity JSON;
+        ALTER TABLE candidates ADD COLUMN document VARCHAR;
+        ALTER TABLE candidates ADD COLUMN preferred VARCHAR;
+        ALTER TABLE candidates ADD COLUMN preferred_group INTEGER;
+        """
+    )

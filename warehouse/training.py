@@ -19,7 +19,8 @@ _COLUMNS = """
     c.question_id, c.candidate_id, c.doc_id, c.page, c.line_start, c.line_end, c.section_id,
     coalesce(c.section, '') AS section, coalesce(c.methods, []::VARCHAR[]) AS methods, c.ranks, c.raw_scores,
     coalesce(c.matched_keywords, []::VARCHAR[]) AS matched_keywords, coalesce(c.snippet, '') AS snippet,
-    c.rrf_score, c.rrf_rank, q.text, coalesce(q.keywords_primary, []::VARCHAR[]) AS keywords_primary,
+    c.rrf_score, c.rrf_rank, coalesce(c.document, '') AS document, coalesce(c.preferred, '') AS preferred,
+    c.preferred_group, q.text, coalesce(q.keywords_primary, []::VARCHAR[]) AS keywords_primary,
     coalesce(q.keywords_secondary, []::VARCHAR[]) AS keywords_secondary, q.answer_shape, q.decomposition,
     coalesce(q.intent, '') AS intent, coalesce(q.parser, '') AS parser, q.docs, q.gold_pages,
     (SELECT list(d.doc_id ORDER BY d.doc_id) FROM documents d

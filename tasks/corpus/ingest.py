@@ -24,12 +24,14 @@ from prefect.cache_policies import NO_CACHE
 from schemas.settings import Settings
 from tasks.corpus.blocks import window_vectors
 from tasks.corpus.embed import embed_unique, embedder_name, thread_embedder
+from tasks.corpus.identity import CALENDAR_PAGES, frame_lines, identity_json, load_identity, read_identity
 from tasks.corpus.parse import (
     PARSER_VERSION,
     DocumentError,
     MissingPdfError,
     ParsedDocument,
     parse_pdf,
+    read_metadata,
 )
 from tasks.corpus.windows import build_windows
 from tasks.files import sha256_file
@@ -77,6 +79,7 @@ class ParseOutcome:
     embedder: str | None = None
     embedded: int = 0                     # sequences run through the model (blocks, or distinct texts)
     embed_seconds: float = 0.0
+    identity: str | None = None           # what the document says it is (DocumentIdentity JSON)
 
 
 @dataclass
@@ -87,6 +90,7 @@ class IngestSummary:
     skipped: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
+    identified: int = 0  # unchanged documents whose identity was read from their stored lines
     windows: int = 0
     embedded: int = 0
     pages: int = 0
@@ -99,6 +103,7 @@ class IngestSummary:
         return {
             "run_id": self.run_id, "files": self.files, "ingested": len(self.ingested),
             "skipped_unchanged": len(self.skipped), "failed": len(self.failed), "missing": len(self.missing),
+            "identified": self.identified,
             "windows": self.windows, "embedded": self.embedded, "pages": self.pages,
             "parse_seconds": round(self.parse_seconds, 2), "embed_seconds": round(self.embed_seconds, 2),
             "write_seconds": round(self.write_seconds, 2), "seconds": round(self.seconds, 2),
@@ -149,7 +154,8 @@ def parse_outcome(path: Path) -> ParseOutcome:
         parsed = parse_pdf(path, data=data)
     except DocumentError as exc:
         return ParseOutcome(path, doc_id, len(data), error=exc, seconds=time.perf_counter() - t0)
-    return ParseOutcome(path, doc_id, len(data), parsed=parsed, seconds=time.perf_counter() - t0)
+    identity = identity_json(read_identity(frame_lines(parsed.lines), parsed.metadata))
+    return ParseOutcome(path, doc_id, len(data), parsed=parsed, seconds=time.perf_counter() - t0, identity=identity)
 
 
 def worker_threads() -> int:
@@ -220,7 +226,7 @@ def store_document(wh: Warehouse, vectors: VectorStore | None, run_id: str, outc
     orphan = corpus.replace_document(
         wh, run_id, path=path, doc_id=doc.doc_id, n_bytes=doc.n_bytes, pages=doc.pages,
         has_outline=doc.has_outline, toc_source=doc.toc_source, lines=doc.lines, toc=doc.toc,
-        parser_version=PARSER_VERSION,
+        parser_version=PARSER_VERSION, identity=outcome.identity,
     )
     if orphan and vectors is not None:
         vectors.delete_doc(orphan)
@@ -235,3 +241,17 @@ def vanished(wh: Warehouse, roots: list[Path], explicit: list[Path]) -> list[str
     for root in roots:
         gone.extend(p for p in corpus.documents_under(wh, root) if not Path(p).exists())
     return sorted(set(gone) - {str(p) for p in explicit})
+
+
+def read_missing_identities(wh: Warehouse, paths: list[str]) -> int:
+    """The identity of each ingested document among ``paths`` that has none (or one read by an older version of
+    ``tasks.corpus.identity``), read from its stored first pages and the file's metadata: a home ingested before
+    identities existed gains them without a parse or an embedding. Returns how many were read."""
+    read = 0
+    for row in corpus.identities_to_read(wh, paths):
+        if load_identity(row["identity"]) is not None:
+            continue
+        lines = frame_lines(corpus.first_lines(wh, row["doc_id"], CALENDAR_PAGES))
+        corpus.set_identity(wh, row["path"], identity_json(read_identity(lines, read_metadata(row["path"]))))
+        read += 1
+    return read

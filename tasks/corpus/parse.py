@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -95,6 +95,7 @@ class ParsedDocument:
     toc_source: str
     lines: pl.DataFrame
     toc: pl.DataFrame
+    metadata: dict[str, str] = field(default_factory=dict)  # the PDF's own (title, author, subject, dates ...)
 
 
 def parse_pdf(path: Path, data: bytes | None = None) -> ParsedDocument:
@@ -122,6 +123,7 @@ def parse_pdf(path: Path, data: bytes | None = None) -> ParsedDocument:
                 columns = _extract_lines(doc, path)
                 outline = doc.get_toc(simple=True)
                 n_pages = doc.page_count
+                metadata = _metadata(doc)
             finally:
                 doc.close()
         finally:
@@ -159,7 +161,27 @@ def parse_pdf(path: Path, data: bytes | None = None) -> ParsedDocument:
         toc_source=toc["source"][0],
         lines=lines,
         toc=toc,
+        metadata=metadata,
     )
+
+
+def _metadata(doc: pymupdf.Document) -> dict[str, str]:
+    return {k: str(v) for k, v in (doc.metadata or {}).items() if v}
+
+
+def read_metadata(path: Path | str) -> dict[str, str]:
+    """A PDF's own metadata (title, author, subject, keywords, dates) without reading its pages: what the identity
+    of a document ingested before identities existed needs beside its stored lines. Empty when the file is gone or
+    unreadable (the identity then comes from its lines alone)."""
+    with _MUPDF_LOCK:
+        try:
+            doc = pymupdf.open(str(path))
+        except Exception:  # a missing or damaged file: no metadata, said by the identity's unread fields
+            return {}
+        try:
+            return {} if doc.needs_pass else _metadata(doc)
+        finally:
+            doc.close()
 
 
 def _open(path: Path, data: bytes) -> pymupdf.Document:
