@@ -58,6 +58,9 @@ def format_summary(s: dict[str, Any]) -> str:
     if s.get("doc_hit_rate"):
         lines.append("document hit rate (top passage from a gold document): " + ", ".join(
             f"{m} {_pct(v).strip()}" for m, v in s["doc_hit_rate"].items()))
+    if s.get("doc_hit_at_5"):
+        lines.append("a gold document among the first five: " + ", ".join(
+            f"{m} {_pct(v).strip()}" for m, v in s["doc_hit_at_5"].items()))
     if s.get("figure_only"):
         f = s["figure_only"]
         lines.append(f"figure/chart-only questions ({f['n_questions']}): arbiter hit@5 "

@@ -37,7 +37,8 @@ def audit_question(wh: Warehouse, run_id: str, question_id: str) -> dict[str, An
         {"candidate_id": c["candidate_id"], "page": c["page"], "lines": f"{c['line_start']}-{c['line_end']}",
          "section": c["section"] or "", "methods": list(c["methods"] or []), "ranks": _json(c["ranks"]) or {},
          "matched_keywords": list(c["matched_keywords"] or []), "rrf_score": c["rrf_score"],
-         "rrf_rank": c["rrf_rank"], "in_pool": c["in_pool"], "snippet": c["snippet"] or ""}
+         "rrf_rank": c["rrf_rank"], "in_pool": c["in_pool"], "snippet": c["snippet"] or "",
+         "document": c.get("document") or "", "preferred": c.get("preferred") or ""}
         for c in store.candidate_rows(wh, run_id, question_id)
     ]
     return {
@@ -93,6 +94,10 @@ def render_audit(audit: dict[str, Any]) -> str:
         ranks = ", ".join(f"{d} #{r}" for d, r in c["ranks"].items())
         out.append(f"  [{c['candidate_id']}] p.{c['page'] + 1} l.{c['lines']}  {'+'.join(c['methods'])} ({ranks}); "
                    f"rrf #{c['rrf_rank']} {c['rrf_score']:.4f}")
+        if c.get("document"):
+            out.append(f"      document: {c['document']}")
+        if c.get("preferred"):
+            out.append(f"      searched first: {c['preferred']}")
         if c["section"]:
             out.append(f"      section: {c['section']}")
         if c["matched_keywords"]:

@@ -52,6 +52,8 @@ def keep_lexical_best_when_unsure(verdicts: list[CandidateVerdict], candidates: 
     if k is None:
         return
     lexical, cand = verdicts[k], candidates[k]
+    if cand.preferred_group is None and any(c.preferred_group is not None for c in candidates):
+        return  # the documents the question names come first (tasks.arbiter.named): not one it does not name
     by_id = {c.candidate_id: c for c in candidates}
     other = by_id[best.candidate_id]
     if lexical is best or lexical.role not in ("primary", "supporting") \

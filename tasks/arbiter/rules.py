@@ -32,6 +32,7 @@ from schemas.contracts import (
     ParsedQuestion,
 )
 from tasks.arbiter import evidence as ev
+from tasks.arbiter.named import arbitrate_named
 from tasks.arbiter.pool import fit_to_pool, keep_lexical_best_when_unsure
 from tasks.arbiter.reading import (
     PRIMARY_FLOOR,
@@ -85,7 +86,15 @@ def arbitrate(question: ParsedQuestion, candidates: list[CandidateBrief],
     """Verdicts for every candidate, contradictions and the not-found decision, from the evidence alone.
 
     ``absent_terms``: the question's distinctive terms that occur in none of the searched documents (detection's
-    :func:`tasks.detect.run.absent_terms`); None when not known, and then a term missing from the pool is enough."""
+    :func:`tasks.detect.run.absent_terms`); None when not known, and then a term missing from the pool is enough.
+    When detection searched the documents the question names first, their passages are judged first
+    (:mod:`tasks.arbiter.named`)."""
+    return arbitrate_named(question, candidates, absent_terms, _judge, BANDS)
+
+
+def _judge(question: ParsedQuestion, candidates: list[CandidateBrief],
+           absent_terms: list[str] | None = None) -> ArbiterOutput:
+    """The rules over one pool (see :func:`arbitrate`)."""
     query = make_query(question)
     stripped = [ev.strip_instructions(c.snippet.split("\n")) for c in candidates]
     # what each candidate carries: its section path, its lines, and the keywords a detector matched on its hit

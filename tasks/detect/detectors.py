@@ -203,13 +203,16 @@ def overlaps(hits: Sequence[DetectorHit], doc_id: str, start: int, end: int) -> 
 
 
 def detect_embeddings(question_id: str, question_text: str, terms: QueryTerms, vectors, embedder,
-                      docs: dict[str, DocCorpus], doc_ids: list[str] | None, k: int) -> list[DetectorHit]:
+                      docs: dict[str, DocCorpus], doc_ids: list[str] | None, k: int, *,
+                      vector: np.ndarray | None = None) -> list[DetectorHit]:
     """Nearest line windows to the question (cosine, exact search); raw score = 1 - cosine distance. A window
     overlapping a nearer one is skipped.
 
-    ``docs`` maps doc_id -> corpus view, used to anchor each window on one page and to list the keywords it holds.
+    ``docs`` maps doc_id -> corpus view, used to anchor each window on one page and to list the keywords it holds;
+    ``vector``: the question's, when already embedded (a scoped question searches several document sets with it).
     """
-    vector = embedder.embed([question_text])[0]
+    if vector is None:
+        vector = embedder.embed([question_text])[0]
     found = vectors.search(vector, doc_ids, EMBEDDING_OVERFETCH * k)
     hits: list[DetectorHit] = []
     for row in found.iter_rows(named=True):

@@ -17,9 +17,10 @@ import numpy as np
 import polars as pl
 from rank_bm25_rs import BM25Okapi
 
-from schemas.contracts import ParsedQuestion
+from schemas.contracts import DocumentIdentity, ParsedQuestion
 from schemas.settings import Settings
 from tasks.corpus.windows import build_windows, section_of_lines
+from tasks.detect.scope import Identities
 from tasks.terms import vocabulary
 from tasks.words import stem, tokenize  # noqa: F401 (stem, tokenize: the detectors' names for them)
 from warehouse import corpus
@@ -305,9 +306,13 @@ class CorpusCache:
         self._lock = threading.RLock()
         self._doc_locks: dict[str, threading.Lock] = {}
         self._vector_docs: dict[str, bool] = {}
+        self.identities = Identities(wh)  # what each document says it is, for scoping corpus-wide questions
 
-    def add(self, doc_id: str, lines: pl.DataFrame, toc: pl.DataFrame) -> DocCorpus:
+    def add(self, doc_id: str, lines: pl.DataFrame, toc: pl.DataFrame,
+            identity: DocumentIdentity | None = None) -> DocCorpus:
         doc = DocCorpus.build(doc_id, lines, toc, self.window_lines, self.window_stride)
+        if self.wh is None:
+            self.identities.set(doc_id, identity)
         with self._lock:
             self._docs[doc_id] = doc
             for key in [k for k in self._indexes if doc_id in k]:

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from schemas.contracts import CandidateBrief, DetectorHit, ParsedQuestion
 from schemas.settings import Settings
 from tasks.corpus.embed import Embedder, get_embedder
-from tasks.detect.aggregate import AggregatedCandidate, aggregate
+from tasks.detect.aggregate import MAX_POOL, AggregatedCandidate, aggregate
 from tasks.detect.detectors import detect_embeddings, detect_keywords, detect_toc
 from tasks.detect.keyword_index import CorpusCache, query_terms
 from tasks.detect.plan import DetectorPlan, plan_detectors
+from tasks.detect.scope import DocFacts, Preference, prefer_documents
 from tasks.questions.distinct import absence_terms as question_absence_terms
 from tasks.terms import absent_terms as terms_absent
 
@@ -48,6 +49,9 @@ class EmbedderMismatchError(RuntimeError):
 # core spun between the model's nodes (benchmarks/detect_cpu.py, MiniLM sample home, 2 cores: detection 14.3 / 13.0
 # -> 6.5 / 6.3 ms of CPU a question, wall 6.9 / 6.2 -> 6.1 / 5.9 ms, the same vectors)
 QUESTION_EMBED_THREADS = 1
+# the share of the pool kept for the documents a question does not name, when it names some: a wrong identity, or a
+# question whose answer sits elsewhere, still reaches the arbiter
+OTHERS_IN_POOL = 0.2
 
 
 def question_embedder(settings: Settings, vectors) -> Embedder | None:
@@ -86,34 +90,97 @@ def absent_terms(question: ParsedQuestion, doc_ids: list[str] | None, corpus: Co
 
 def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: CorpusCache, vectors, embedder,
                   settings: Settings) -> Detection:
-    """Plan, run and aggregate the detectors for one question (no writes). ``doc_ids`` None = whole corpus."""
+    """Plan, run and aggregate the detectors for one question (no writes). ``doc_ids`` None = whole corpus.
+
+    Over several documents, the documents the question names (issuer, period, type: ``tasks.detect.scope``) are
+    searched first, each detector's hits there ranked before its hits in the others, which stay searchable: a part
+    of the pool is kept for them (:data:`OTHERS_IN_POOL`)."""
     t0 = time.perf_counter()
     k = settings.detect.top_k_per_detector
     scope = corpus.doc_ids(doc_ids)
     docs = corpus.docs(scope)
     plan = plan_detectors(question, {d.doc_id: d.toc_source for d in docs},
                           _embedding_plan_input(corpus, vectors, embedder, scope))
+    facts = corpus.identities.facts(scope)
+    preference = None
+    if len(scope) > 1:
+        preference = prefer_documents(question.text, facts, [d.vocabulary() for d in docs])
+    if preference is not None:
+        plan = DetectorPlan(detectors=plan.detectors, rule=f"{plan.rule}; {preference.rule}")
     terms = query_terms(question)
     qid, text = question.question_id, question.text
     search_scope = scope if doc_ids is not None else None
     doc_map = {d.doc_id: d for d in docs}
+    vector = embedder.embed([text])[0] if "embeddings" in plan.detectors else None
     t1 = time.perf_counter()
     hits: list[DetectorHit] = []
     timings: dict[str, float] = {}
-    calls = {
-        "toc": lambda: detect_toc(qid, text, terms, docs, k),
-        "keywords": lambda: detect_keywords(qid, terms, corpus.index(scope), k),
-        "embeddings": lambda: detect_embeddings(qid, text, terms, vectors, embedder, doc_map, search_scope, k),
-    }
+
+    def call(name: str, ids: list[str] | None) -> list[DetectorHit]:
+        """One detector over ``ids`` (None: the question's whole scope, searched as before scoping existed)."""
+        if name == "toc":
+            return detect_toc(qid, text, terms, docs if ids is None else [doc_map[d] for d in ids], k)
+        if name == "keywords":
+            return detect_keywords(qid, terms, corpus.index(scope if ids is None else ids), k)
+        return detect_embeddings(qid, text, terms, vectors, embedder, doc_map, search_scope if ids is None else ids,
+                                 k, vector=vector)
+
     for name in plan.detectors:
         started = time.perf_counter()
-        hits.extend(calls[name]())
+        if preference is None:
+            hits.extend(call(name, None))
+        else:
+            hits.extend(scoped_hits([call(name, g) for g in preference.groups], call(name, None),
+                                    preference.preferred))
         timings[name] = time.perf_counter() - started
     t2 = time.perf_counter()
     candidates = aggregate(qid, hits, None, None, settings.detect.pool_size, settings.detect.rrf_k, docs=doc_map)
+    candidates = with_identities(candidates, facts, preference, settings.detect.pool_size)
     t3 = time.perf_counter()
     absent = absent_terms(question, scope, corpus)
     t4 = time.perf_counter()
     return Detection(plan=plan, hits=hits, candidates=candidates, absent_terms=absent,
                      seconds={"plan": t1 - t0, **timings, "detectors": t2 - t1, "aggregate": t3 - t2,
                               "absent_terms": t4 - t3, "total": t4 - t0})
+
+
+def scoped_hits(groups: list[list[DetectorHit]], everywhere: list[DetectorHit], preferred: set[str]
+                ) -> list[DetectorHit]:
+    """One detector's ranking with the named documents first: its hits in each group, taken in turn (a comparison
+    reaches both of its documents), then its hits in every other document, re-ranked 1..n."""
+    merged: list[DetectorHit] = []
+    seen: set[tuple[str, int, int]] = set()
+    for i in range(max((len(g) for g in groups), default=0)):
+        for g in groups:
+            if i < len(g) and (key := (g[i].doc_id, g[i].line_start, g[i].line_end)) not in seen:
+                seen.add(key)
+                merged.append(g[i])
+    merged += [h for h in everywhere if h.doc_id not in preferred]
+    return [h.model_copy(update={"rank": rank}) for rank, h in enumerate(merged, start=1)]
+
+
+def with_identities(candidates: list[AggregatedCandidate], facts: list[DocFacts], preference: Preference | None,
+                    pool_size: int) -> list[AggregatedCandidate]:
+    """Each candidate with its document's identity and, when its document was searched first, why; the pool keeps
+    :data:`OTHERS_IN_POOL` of it for the best candidates of the other documents, so that a wrong identity cannot
+    hide the answer from the arbiter."""
+    labels = {f.doc_id: f.label for f in facts}
+    out = []
+    for c in candidates:
+        update = {"document": labels.get(c.brief.doc_id, "")}
+        if preference is not None and c.brief.doc_id in preference.group_of:
+            update |= {"preferred": preference.reasons[c.brief.doc_id],
+                       "preferred_group": preference.group_of[c.brief.doc_id]}
+        out.append(c._replace(brief=c.brief.model_copy(update=update)))
+    if preference is None:
+        return out
+    cap = min(pool_size, MAX_POOL)
+    reserve = min(max(1, round(cap * OTHERS_IN_POOL)), cap - 1)
+    others = [c for c in out if c.brief.preferred_group is None]
+    pooled_named = [c for c in out if c.in_pool and c.brief.preferred_group is not None]
+    missing = [c for c in others[:reserve] if not c.in_pool][:len(pooled_named)]
+    if not missing:
+        return out
+    drop = {id(c) for c in pooled_named[len(pooled_named) - len(missing):]}
+    add = {id(c) for c in missing}
+    return [c._replace(in_pool=(c.in_pool and id(c) not in drop) or id(c) in add) for c in out]
