@@ -104,7 +104,7 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
     facts = corpus.identities.facts(scope)
     preference = None
     if len(scope) > 1:
-        preference = prefer_documents(question.text, facts, [d.vocabulary() for d in docs])
+        preference = prefer_documents(question.text, facts, lambda t: any(t in d.vocabulary() for d in docs))
     if preference is not None:
         plan = DetectorPlan(detectors=plan.detectors, rule=f"{plan.rule}; {preference.rule}")
     terms = query_terms(question)

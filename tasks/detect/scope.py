@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -106,16 +106,16 @@ class _Issuer:
     doc_ids: tuple[str, ...]
 
 
-def named_issuers(text: str, docs: Sequence[DocFacts], vocabularies: Sequence[frozenset[str] | set[str]]
+def named_issuers(text: str, docs: Sequence[DocFacts], known: Callable[[str], bool] = lambda t: False
                   ) -> list[_Issuer]:
-    """The issuers (or parties) of ``docs`` that ``text`` names, in the order the question names them
-    (``vocabularies``: the searched documents' words; a question word none of them has may be a typo of a name)."""
+    """The issuers (or parties) of ``docs`` that ``text`` names, in the order the question names them. ``known``:
+    whether the searched documents have a word (a question word none of them has may be a typo of a name); asked
+    only of a word that spells a name within a typo, so a question without one builds no vocabulary."""
     q_tokens = tokens(text)
     q_set = set(q_tokens)
     said_tickers = set(_TICKER.findall(text))
     capitalised = {t for w in _CAPITALISED.findall(text) for t in tokens(w)}
-    unknown = [t for t in dict.fromkeys(q_tokens)
-               if t.isalpha() and len(t) >= 3 and not any(t in v for v in vocabularies)]
+    loose = [t for t in dict.fromkeys(q_tokens) if t.isalpha() and len(t) >= 3]
     by_key: dict[tuple[str, ...], list[str]] = {}
     tickers_of: dict[tuple[str, ...], set[str]] = {}
     for d in docs:
@@ -135,8 +135,9 @@ def named_issuers(text: str, docs: Sequence[DocFacts], vocabularies: Sequence[fr
         elif len(key) > 1 and key[0] in capitalised and len(key[0]) >= FIRST_WORD_LETTERS and key[0] in q_set:
             match = (q_tokens.index(key[0]), key[0], "the first word of its name")
         else:  # a word the corpus does not know that spells the name (its first word) within a typo
-            typo = next((t for t in unknown if nearest(t, {key[0]}) == key[0]
-                         and (len(key) == 1 or (t in capitalised and len(key[0]) >= FIRST_WORD_LETTERS))), None)
+            typo = next((t for t in loose if t != key[0] and nearest(t, {key[0]}) == key[0]
+                         and (len(key) == 1 or (t in capitalised and len(key[0]) >= FIRST_WORD_LETTERS))
+                         and not known(t)), None)
             if typo is not None:
                 match = (q_tokens.index(typo), typo, "its name within a typo")
         if match is not None:
@@ -167,14 +168,14 @@ class _Group:
     said: list[str]
 
 
-def prefer_documents(text: str, docs: Sequence[DocFacts], vocabularies: Sequence[frozenset[str] | set[str]] = ()
+def prefer_documents(text: str, docs: Sequence[DocFacts], known: Callable[[str], bool] = lambda t: False
                      ) -> Preference | None:
     """The documents ``text`` names (issuer, period, type, recency) among ``docs``, in groups, with reasons; None when
     the question names none of them, or names every document alike (nothing to prefer)."""
     if len(docs) < 2:
         return None
     by_id = {d.doc_id: d for d in docs}
-    issuers = named_issuers(text, docs, vocabularies)
+    issuers = named_issuers(text, docs, known)
     periods = asked_periods(text)
     kinds = named_types(text)
     latest = bool(_LATEST.search(text)) and not periods
