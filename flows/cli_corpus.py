@@ -83,12 +83,14 @@ def corpus_cmd(home: Optional[Path] = HomeOpt,
             _echo_fields(r)
         return
     missing = sum(1 for r in rows if r["status"] == "ok" and r["identity"] is None)
-    typer.echo(f"{'doc':<9}{'file':<34}{'type':<20}{'issuer':<30}{'period':<26}date")
+    typer.echo(f"{'doc':<9}{'file':<34}{'type':<20}{'issuer or title':<30}{'period':<26}date")
     for r in rows:
         ident = r["identity"]
         kind = str(ident.doc_type.value).replace("_", " ") if ident and ident.doc_type else ""
-        who = str(ident.issuer.value) if ident and ident.issuer else (
-            " / ".join(str(p.value) for p in ident.parties) if ident else "")
+        who = ""  # who issued it, else its parties, else its title
+        if ident is not None:
+            who = str(ident.issuer.value) if ident.issuer else " / ".join(str(p.value) for p in ident.parties)
+            who = who or (f'"{ident.title.value}"' if ident.title else "")
         when = str(ident.date.value) if ident and ident.date else ""
         name = Path(r["path"]).name
         typer.echo(f"{(r['doc_id'] or '')[:8]:<9}{name[:33]:<34}{kind[:19]:<20}{who[:29]:<30}{_period(ident)[:25]:<26}"
