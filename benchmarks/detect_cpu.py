@@ -50,11 +50,12 @@ def main() -> None:
     ap.add_argument("--home", type=Path, required=True)
     ap.add_argument("--reps", type=int, default=3, help="warm passes over the questions")
     ap.add_argument("--dump", type=Path, help="the first warm pass's detections, as JSON lines")
+    ap.add_argument("--run", help="this answer or evaluate run's questions (default: the newest such run)")
     args = ap.parse_args()
     settings = get_settings(args.home)
     with Warehouse(settings.duckdb_path, read_only=True) as wh:
-        run_id = wh.scalar("SELECT run_id FROM runs WHERE flow IN ('answer', 'evaluate') "
-                           "ORDER BY started_at DESC LIMIT 1")
+        run_id = args.run or wh.scalar("SELECT run_id FROM runs WHERE flow IN ('answer', 'evaluate') "
+                                       "ORDER BY started_at DESC LIMIT 1")
         if run_id is None:
             sys.exit(f"{args.home} holds no answer or evaluate run: answer a question set there first")
         rows = load_questions(wh, run_id)
