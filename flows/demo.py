@@ -11,31 +11,13 @@ from flows.report import report_flow
 from schemas.settings import Settings
 from tasks.corpus.sample.generate import generate_sample_corpus
 from tasks.generate.normalise import is_not_answerable
+from warehouse.answers import graded_answers, run_answer_counts
 from warehouse.db import Warehouse
 
 
 def demo_summary(wh: Warehouse, run_id: str) -> dict:
-    row = wh.query(
-        """
-        SELECT count(DISTINCT question_id) AS questions,
-               count(DISTINCT question_id) FILTER (exit = 'not_found') AS not_found,
-               count(*) FILTER (routed AND regime = 'sequential') AS routed_sequential,
-               count(*) FILTER (routed AND regime = 'batch') AS routed_batch,
-               coalesce(sum(input_tokens) FILTER (regime = 'batch'), 0) AS batch_input_tokens,
-               coalesce(sum(input_tokens) FILTER (regime = 'sequential'), 0) AS sequential_input_tokens,
-               coalesce(sum(input_tokens) FILTER (routed), 0) AS auto_input_tokens,
-               count(*) FILTER (status = 'failed') AS failed_answers
-        FROM answers WHERE run_id = ?
-        """,
-        [run_id],
-    )[0]
-    row["contradictions"] = wh.scalar(
-        "SELECT count(*) FROM retrieval_results WHERE run_id = ? AND json_array_length(result->'contradictions') > 0",
-        [run_id],
-    )
-    row["answers"] = answer_figures(wh.query(
-        "SELECT a.regime, a.correct, a.answer_found, a.value, q.answer AS reference FROM answers a "
-        "JOIN questions q USING (run_id, question_id) WHERE a.run_id = ? AND q.answer IS NOT NULL", [run_id]))
+    row = run_answer_counts(wh, run_id)
+    row["answers"] = answer_figures(graded_answers(wh, run_id))
     return row
 
 

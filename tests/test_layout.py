@@ -9,6 +9,7 @@ comment saying why fails here, naming the file and line.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -166,3 +167,20 @@ def test_shared_modules_import_no_brick():
     assert [t for t, _, _ in _imports(REPO / "tasks" / "words.py", modules)] == []
     assert [t for t, _, _ in _imports(REPO / "tasks" / "terms.py", modules)] == ["tasks.words"]
     assert [t for t, _, _ in _imports(REPO / "tasks" / "files.py", modules)] == []
+
+
+# a query as code sends it: the statement's verb first, then what a statement of that verb always holds
+SQL_QUERY = re.compile(r"^\s*(SELECT\b.*\bFROM\b|INSERT\s+INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b|"
+                       r"CREATE\s+(OR\s+REPLACE\s+)?(TABLE|VIEW|INDEX)\b|WITH\s+\w+\s+AS\s*\()", re.S | re.I)
+
+
+def test_sql_stays_in_the_warehouse():
+    """All SQL is in warehouse/: no string outside it is a query (a message may quote one for the user to run: it
+    does not start with the verb)."""
+    found = []
+    for pkg in ("schemas", "tasks", "flows", "deployments"):
+        for path in (REPO / pkg).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL_QUERY.match(node.value):
+                    found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert found == []

@@ -67,6 +67,37 @@ def reference_answer(wh: Warehouse, run_id: str, question_id: str) -> str | None
 
 
 # -- report queries ----------------------------------------------------------------------------------------------
+def run_answer_counts(wh: Warehouse, run_id: str) -> dict[str, Any]:
+    """One run's questions, not-found exits, routing, input tokens per regime, failed answers and questions with
+    a contradiction flagged: the figures `arbiter demo` prints."""
+    row = wh.query(
+        """
+        SELECT count(DISTINCT question_id) AS questions,
+               count(DISTINCT question_id) FILTER (exit = 'not_found') AS not_found,
+               count(*) FILTER (routed AND regime = 'sequential') AS routed_sequential,
+               count(*) FILTER (routed AND regime = 'batch') AS routed_batch,
+               coalesce(sum(input_tokens) FILTER (regime = 'batch'), 0) AS batch_input_tokens,
+               coalesce(sum(input_tokens) FILTER (regime = 'sequential'), 0) AS sequential_input_tokens,
+               coalesce(sum(input_tokens) FILTER (routed), 0) AS auto_input_tokens,
+               count(*) FILTER (status = 'failed') AS failed_answers
+        FROM answers WHERE run_id = ?
+        """,
+        [run_id],
+    )[0]
+    row["contradictions"] = wh.scalar(
+        "SELECT count(*) FROM retrieval_results WHERE run_id = ? AND json_array_length(result->'contradictions') > 0",
+        [run_id],
+    )
+    return row
+
+
+def graded_answers(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
+    """The run's answers to questions that carry a reference answer, with that reference."""
+    return wh.query(
+        "SELECT a.regime, a.correct, a.answer_found, a.value, q.answer AS reference FROM answers a "
+        "JOIN questions q USING (run_id, question_id) WHERE a.run_id = ? AND q.answer IS NOT NULL", [run_id])
+
+
 def tokens_by_question(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
     """Input/output tokens per question and regime (rows of answer_costs), in question order."""
     flush_calls(wh)  # the cost views read llm_calls, whose rows may still be queued
