@@ -71,6 +71,12 @@ def _complete(p: Pick) -> bool:
             or (p.fit >= 0.5 and p.strength >= 2))
 
 
+def pick_rule(cls: str, p: Pick) -> str:
+    """The rule a typed pick answers by: its family (the asked class) and what it was read from."""
+    family = {"entity": "name", "text": "text", "date": "date"}.get(cls, "value")
+    return f"{family}.{'cell' if p.kind == 'cell' else 'sentence' if family in ('value', 'date') else p.kind}"
+
+
 def _best(picks: list[Pick]) -> Pick | None:
     return max(picks, key=lambda p: (p.score, -p.lines[0].pidx, -p.lines[0].line_no), default=None)
 
@@ -177,19 +183,20 @@ def spans(lines: list[PLine]) -> list[EvidenceSpan]:
 
 
 def _answer(value: str | None, lines: list[PLine], found: bool, complete: bool, coverage: float,
-            caveats: list[str]) -> AnswerWithEvidence:
+            caveats: list[str], rule: str) -> AnswerWithEvidence:
     return AnswerWithEvidence(value=value, evidence=spans(lines), answer_found=True,
                               complete_answer_found=complete and found,
-                              confidence=round(min(0.95, 0.35 + 0.6 * coverage), 2), caveats=caveats)
+                              confidence=round(min(0.95, 0.35 + 0.6 * coverage), 2), caveats=caveats, rule=rule)
 
 
-def abstain(r: Reader, reason: str) -> AnswerWithEvidence:
+def abstain(r: Reader, reason: str, rule: str) -> AnswerWithEvidence:
     """Not found, honestly: the sentence that came closest as evidence, the reason as a caveat, and a confidence
     of at most 0.2 that says how much of the question that sentence covers."""
     best, cov, _ = r.best_sentence()
     lines = list(dict.fromkeys(best.lines)) if best is not None else []
     return AnswerWithEvidence(value=None, evidence=spans(lines), answer_found=False, complete_answer_found=False,
-                              confidence=round(min(0.2, 0.2 * cov), 2), caveats=[f"extractive: {reason}"])
+                              confidence=round(min(0.2, 0.2 * cov), 2), caveats=[f"extractive: {reason}"],
+                              rule=f"abstain.{rule}")
 
 
 def _sole_deadline(picks: list[Pick]) -> Pick | None:
@@ -257,7 +264,8 @@ def answer_parts(question: dict[str, Any], passages: list[dict[str, Any]]) -> An
     return AnswerWithEvidence(value="; ".join(a.value or "" for a in found), evidence=evidence, answer_found=True,
                               complete_answer_found=len(found) == len(answers) and all(
                                   a.complete_answer_found for a in answers),
-                              confidence=round(min(a.confidence for a in found), 2), caveats=caveats)
+                              confidence=round(min(a.confidence for a in found), 2), caveats=caveats,
+                              rule="parts.values")
 
 
 def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
@@ -270,15 +278,15 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         return parts
     r = Reader(question, passages, asked)  # the passages as sentences, read once for every pick below
     if (then := pick_consequence(r)) is not None:  # before the computed-value check: "if ... less than 1.5 A"
-        return _answer(then[0], then[1], True, True, 0.8, [])  # is a condition
+        return _answer(then[0], then[1], True, True, 0.8, [], "condition.consequence")  # is a condition
     printed = "\n".join(ln.get("text") or "" for p in passages for ln in p.get("lines") or [])
     if why := reader_cannot_state(question.get("text") or "", printed):
-        return abstain(r, why)
+        return abstain(r, why, "cannot_state")
     if (nth := pick_ordinal(r)) is not None:
-        return _answer(nth[0], nth[1], True, False, 0.6, [f"counted in the section {nth[1][0].passage.get('section')!r}"])
+        return _answer(nth[0], nth[1], True, False, 0.6, [f"counted in the section {nth[1][0].passage.get('section')!r}"], "rank.ordinal")
     if (order := pick_order(r)) is not None:
         return _answer(order[0], order[1], True, True, 0.9,
-                       [f"{order[1][0].text.strip()!r} stands {order[0]} {order[1][1].text.strip()!r}"])
+                       [f"{order[1][0].text.strip()!r} stands {order[0]} {order[1][1].text.strip()!r}"], "rank.order")
     single = len(passages) == 1
     caveats: list[str] = []
     shape = question.get("answer_shape", "text")
@@ -289,46 +297,46 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
             # the question says how many values it asks, and one sentence states that many, joined
             items, lines, cov = values
             return _answer("; ".join(items), lines, True, cov >= COMPLETE_COVERAGE and not single, cov,
-                           [f"the {len(items)} values stated together in one sentence"])
+                           [f"the {len(items)} values stated together in one sentence"], "list.values")
         if not found and (role := asked_role(r.q_text)) and (named := pick_role(r, role)):
             # "which judges' opinions": the names the passages state the role with ("E. SCOTT BRADLEY, Judge.")
             names = list(dict.fromkeys(n for p in named for n in p.value.split("; ")))
             return _answer("; ".join(names), [ln for p in named for ln in p.lines], True, False, 0.75,
-                           [f"the names stated as the {role.text}"])
+                           [f"the names stated as the {role.text}"], "list.role_names")
         if not found:
-            return abstain(r, f"no list of items stated near {_near(r)}")
+            return abstain(r, f"no list of items stated near {_near(r)}", "no_list")
         if single:
             caveats.append("list read from a single passage; other passages may hold more items")
-        return _answer("; ".join(items), lines, True, not single, cov, caveats)
+        return _answer("; ".join(items), lines, True, not single, cov, caveats, "list.items")
     if shape == "comparison" or (asked.cls in ("entity", "text", "yesno") and V.comparison_sides(r.q_text)
                                  and cue(r, "max") != cue(r, "min")):
         value, lines, complete, cov, caveats = pick_comparison(r, len(passages))
         if value is None:
-            return abstain(r, "; ".join(caveats) or "no values for the two sides of the comparison")
-        return _answer(value, lines, True, complete, cov, caveats)
+            return abstain(r, "; ".join(caveats) or "no values for the two sides of the comparison", "comparison")
+        return _answer(value, lines, True, complete, cov, caveats, "compare.sides")
     if asked.cls == "yesno":
         pick, why = pick_yes_no(r)
         if pick is None:
-            return abstain(r, f"{why}: no yes/no stated about the asked subject")
+            return abstain(r, f"{why}: no yes/no stated about the asked subject", "no_yes_no")
         complete = not asked.multi_part and pick.strength >= required_terms(len(r.terms.words))
         if asked.multi_part:
             caveats.append("multi-part question: the yes/no may not answer every part")
-        return _answer(pick.value, pick.lines, True, complete, pick.coverage, caveats)
+        return _answer(pick.value, pick.lines, True, complete, pick.coverage, caveats, "yesno.cue")
     if asked.cls == "count" and stem(asked.unit).startswith(STEP_NOUNS) and (steps := pick_steps(r)):
         count, lines, cov = steps
         return _answer(str(count), lines, True, cov >= COMPLETE_COVERAGE and not asked.multi_part, cov,
-                       [f"counted the numbered steps under {lines[0].text.strip()!r}"])
+                       [f"counted the numbered steps under {lines[0].text.strip()!r}"], "count.steps")
     rank = asks_ranking(r.q_text)
     # "which course has the longest duration": a name is asked, whatever the class of the measure it ranks by
     if (asked.cls in ("entity", "text") or shape == "entity") and rank and (ranked := pick_ranked(r, rank)):
         top, rows = ranked  # compared here, so never complete: another passage may hold a row of the same table
         others = "; ".join(f"{row.name} {row.value}" for row in rows if row is not top)
         return _answer(top.name, [ln for row in rows for ln in row.lines], True, False, 0.6,
-                       [f"the {rank} of {len(rows)} rows compared: {top.value}; the others: {others}"])
+                       [f"the {rank} of {len(rows)} rows compared: {top.value}; the others: {others}"], "rank.rows")
     if asked.numeric:  # a table cell at the row and column the question names, else the best-covered value
         if (cell := pick_cell(r)) is None and defines_quantity(r.q_text):
             return abstain(r, "the question defines the value it asks by a formula; the passages would have to "
-                              "state it computed")
+                              "state it computed", "computed")
         picks = [cell] if cell is not None else pick_numeric(r)
     elif asked.cls == "date":
         picks = pick_date(r)
@@ -341,34 +349,35 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     best = _best(picks)
     if asked.cls == "count" and _found(best) and names_only_the_noun(r, best.lines):
         return abstain(r, f"the sentence that states {best.value!r} names only the counted noun of the question "
-                          f"({asked.unit!r}), none of what scopes it")
+                          f"({asked.unit!r}), none of what scopes it", "count_scope")
     if asked.cls == "count" and not _found(best) and (counted := pick_counted(r)):
         # no number stated for the asked noun, but a list of it printed under a line that names it: its items
         count, lines, cov = counted
         return _answer(str(count), lines, True, cov >= COMPLETE_COVERAGE and not asked.multi_part, cov,
-                       [f"counted the {count} items listed under {lines[0].text.strip()!r}"])
+                       [f"counted the {count} items listed under {lines[0].text.strip()!r}"], "count.listed")
     if not _found(best) and (sole := _sole_deadline(picks)) is not None:
         # the only time limit stated in the passages the arbiter kept, where the question asks for one: shown,
         # never complete (its sentence does not name the question's terms)
         return _answer(sole.value, sole.lines, True, False, sole.coverage,
-                       [f"the only time limit stated in the passages; its sentence does not name {_near(r)}"])
+                       [f"the only time limit stated in the passages; its sentence does not name {_near(r)}"],
+                       "value.sole_deadline")
     if not _found(best) and asked.cls == "entity" and (role := asked_role(r.q_text)):
         return abstain(r, f"no name stated as the {role.text} (by a caption, a signature, an apposition, a title, "
-                          f"a label or a copula); other names near the word are not the {role.text}")
+                          f"a label or a copula); other names near the word are not the {role.text}", "no_role")
     if not _found(best):
         where = "in the passages" if not picks else f"near {_near(r)}"
-        return abstain(r, f"no {asked.describe()} stated {where}")
+        return abstain(r, f"no {asked.describe()} stated {where}", "not_found")
     assert best is not None
     if asked.numeric and best.kind != "cell" and on_dated_row(r, best):
         return abstain(r, f"{best.value!r} stands in a table row whose columns are dated, none of them the column of "
-                          f"the period asked")
+                          f"the period asked", "dated_row")
     # a cell's column already carries the period the question names ("FY2022" is a header's year there)
     if asked.cls != "yesno" and best.kind != "cell" and (missing := _scope_missing(r, best)):
         return abstain(r, f"the question asks about {missing}; the passage that states {best.value!r} does not "
-                          f"name it")
+                          f"name it", "scope")
     if rank and not states_ranking(" ".join(ln.text for ln in best.lines)):
         return abstain(r, f"the question selects by rank ({rank!r}) and the text by {best.value!r} states no "
-                          f"ranking; the values would have to be compared")
+                          f"ranking; the values would have to be compared", "rank")
     complete = _complete(best)
     if asked.multi_part:
         complete = False
@@ -378,7 +387,7 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if rivals:
         rv = max(rivals, key=lambda p: p.score)
         caveats.append(f"candidate {rv.lines[0].passage.get('candidate_id')} states {rv.value!r} instead")
-    return _answer(best.value, best.lines, True, complete, best.coverage, caveats)
+    return _answer(best.value, best.lines, True, complete, best.coverage, caveats, pick_rule(asked.cls, best))
 
 
 class ExtractiveProvider:
