@@ -140,10 +140,12 @@ def test_a_matching_section_title_alone_does_not_make_an_answer():
     assert not a.answer_found
 
 
-def test_multi_part_question_is_never_complete_from_one_value():
+def test_multi_part_question_is_not_answered_by_one_part_s_value():
+    # right or silent: the revenue answers one of two asks; shown, it would read as the answer to both
     a = answer(q("What was the revenue in 2023 and what was the margin?", "amount", ["revenue", "2023", "margin"],
                  "multi_part"), [REVENUE])
-    assert a.answer_found and not a.complete_answer_found
+    assert not a.answer_found and a.rule == "abstain.part_missing" and a.evidence
+    assert "1 of 2 parts found" in a.caveats[0] and "'margin'" in a.caveats[-1]
 
 
 CASH = passage("c1", 7, [(70, "Notes"), (71, "Cash flow: $1.2 million"), (72, "Staff: 14")])

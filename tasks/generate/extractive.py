@@ -11,8 +11,11 @@ years or codes the question scopes it to, one side of a comparison, an identifie
 steps and counts read from a list of the counted noun are read by ``lists.py``; a name asked by its role ("Who is
 the defendant?") only where the text states that role with it, by ``roles.py``. A single typed value tied to the
 question's terms is complete (the sequential loop stops there); a list or a comparison is never complete from a
-single passage; a multi-part question is never complete from one extracted value. Deterministic; named as what it
-is (not an LLM).
+single passage; a multi-part question is answered only when every part is. A typed value is shown only when it
+passes the checks of ``guards.py`` (issue #28): not an explanation asked, a value of the asked kind, a level where
+a level is asked, the asked period's, not paired by position with another. Every answer and abstention names the
+rule that produced it (``AnswerWithEvidence.rule``: ``<family>.<how>``, e.g. ``value.cell``, ``name.role``, or
+``abstain.<check>``), so precision is measured per rule. Deterministic; named as what it is (not an LLM).
 """
 
 from __future__ import annotations
@@ -23,11 +26,17 @@ from typing import Any
 from schemas.contracts import AnswerWithEvidence, Asked, EvidenceSpan
 from tasks.generate import values as V
 from tasks.generate.cells import defines_quantity, on_dated_row, pick_cell
+from tasks.generate.guards import (
+    asks_explanation,
+    computed_caveat,
+    kind_mismatch,
+    paired_by_position,
+    period_unverified,
+    states_change,
+)
 from tasks.generate.lists import (
     NAME_COVERAGE,
-    STEP_COMPARISON,
     STEP_NOUNS,
-    compare_steps,
     names_only_the_noun,
     pick_counted,
     pick_list,
@@ -40,13 +49,13 @@ from tasks.generate.names import (
     FOUND_COVERAGE,
     FOUND_WORDS,
     cue,
-    pick_acronym,
     pick_entity,
 )
 from tasks.generate.normalise import normalise_value
+from tasks.generate.picks import pick_comparison, pick_text
 from tasks.generate.ranked import pick_consequence, pick_order, pick_ordinal, pick_ranked
 from tasks.generate.roles import asked_role, pick_role
-from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
+from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, stem
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric
 from tasks.generate.yesno import pick_yes_no, required_terms
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
@@ -79,90 +88,6 @@ def pick_rule(cls: str, p: Pick) -> str:
 
 def _best(picks: list[Pick]) -> Pick | None:
     return max(picks, key=lambda p: (p.score, -p.lines[0].pidx, -p.lines[0].line_no), default=None)
-
-
-# a term the question quotes ("for label 'Contact.Meet'"): quote marks that open after a space and close before one
-_QUOTED_TERM = re.compile(r"(?:^|(?<=[\s(]))[\"“‘']([^\"“”‘’']{2,60})[\"”’'](?=[\s,.;:?)]|$)")
-MAX_ROW_LINES = 4
-
-
-def pick_keyed(r: Reader) -> list[Pick]:
-    """The row a term the question quotes keys: a line that opens with that term and goes on with words of its
-    own (a glossary, a two-column table: "Contact.Meet  The word {evt} triggers a MEET event: ..."). The value is
-    the rest of that line with the lines that carry its sentence on (they open in lower case), up to a sentence
-    end. The quoted term is the question's own name for the row, so the row answers it whatever words frame it."""
-    keys = [m.group(1).strip() for m in _QUOTED_TERM.finditer(r.q_text)]
-    out = []
-    for key in (k for k in keys if k):
-        head = re.compile(rf"^\s*[\"“‘']?{re.escape(key)}[\"”’']?[\s:–—-]+(?P<rest>\S.*)$", re.I)
-        for rows in r.by_passage:
-            for k, ln in enumerate(rows):
-                m = head.match(ln.text)
-                if not m or len(TOKEN_RE.findall(m.group("rest").lower())) < 3:
-                    continue
-                parts, lines = [m.group("rest").strip()], [ln]
-                for nxt in rows[k + 1:k + MAX_ROW_LINES]:
-                    if re.search(r"[.!?]\s*$", parts[-1]) or not re.match(r"^\s*[a-z]", nxt.text):
-                        break
-                    parts.append(nxt.text.strip())
-                    lines.append(nxt)
-                out.append(Pick(" ".join(parts), lines, 2.0, 1.0, 2, "keyed", 0.5))
-    return out
-
-
-def pick_text(r: Reader) -> list[Pick]:
-    """Free text: the row a quoted term keys (``pick_keyed``), the value of a label the question names ("UNIT 14:
-    Using Financial Information"), or an acronym's expansion. A whole sentence is not an answer (it is shown as
-    evidence when nothing is found)."""
-    out = pick_acronym(r) if cue(r, "expand") else []
-    out += pick_keyed(r)
-    for ss in r.sents:
-        for s in ss:
-            cov, n = r.coverage(s)
-            if not n:
-                continue
-            for ln in dict.fromkeys(s.lines):
-                lv = V.label_value(ln.text)
-                if lv and len(r.terms.hits(stems(lv[0]))) >= max(1, len(r.terms.words) // 2):
-                    out.append(Pick(lv[1], [ln], 1.5 * cov + 0.3, max(cov, COMPLETE_COVERAGE), max(n, 2), "label", 0.3))
-    return out
-
-
-def pick_comparison(r: Reader, n_passages: int) -> tuple[str | None, list[PLine], bool, float, list[str]]:
-    sides = V.comparison_sides(r.q_text)
-    if not sides:
-        return None, [], False, 0.0, ["could not tell the two sides of the comparison from the question"]
-    if STEP_COMPARISON.search(r.q_text):
-        return compare_steps(r, sides, n_passages)
-    found = []
-    for side in sides:
-        words = [stem(t) for t in TOKEN_RE.findall(side.lower()) if t not in STOPWORDS]
-        best = None
-        for rows in r.by_passage:
-            for ln in rows:
-                hit = len(matched(words, ln.stems)) / max(1, len(words))
-                nums = [v for v in V.find_amounts(ln.text) if v.kind != "year" and v.number is not None]
-                if hit >= 0.5 and nums and (best is None or hit > best[0]):
-                    best = (hit, ln, nums[0])
-        found.append(best)
-    caveats = []
-    if not all(found):  # one side's value does not answer a comparison
-        got = [side for side, f in zip(sides, found) if f]
-        caveats.append(f"value found for {len(got)} of 2 sides" + (f" ({got[0]!r})" if got else ""))
-        return None, [], False, 0.0, caveats
-    (ha, la, va), (hb, lb, vb) = found
-    value = f"{sides[0]}: {va.text}; {sides[1]}: {vb.text}"
-    if cue(r, "max") != cue(r, "min") and (va.number == vb.number or la is lb):
-        # "which is greater" from two equal numbers, or from one line read for both sides: not an answer
-        return None, [], False, 0.0, [f"could not tell the sides apart: {value}"]
-    if cue(r, "max") != cue(r, "min") and va.number != vb.number:
-        want_max = cue(r, "max")
-        caveats.append(f"values: {value}")
-        value = sides[0] if (va.number > vb.number) == want_max else sides[1]
-    complete = n_passages >= 2
-    if not complete:
-        caveats.append("comparison read from a single passage; not complete until both sides are seen together")
-    return value, [la, lb], complete, (ha + hb) / 2, caveats
 
 
 def spans(lines: list[PLine]) -> list[EvidenceSpan]:
@@ -259,6 +184,12 @@ def answer_parts(question: dict[str, Any], passages: list[dict[str, Any]]) -> An
     if not found:
         return None
     evidence = [e for a in found for e in a.evidence]
+    if len(found) < len(answers):  # one part's value does not answer the question: right or silent
+        return AnswerWithEvidence(
+            value=None, evidence=evidence, answer_found=False, complete_answer_found=False, confidence=0.1,
+            caveats=[f"extractive: {len(found)} of {len(answers)} parts found; part {i + 1} ({p!r}): "
+                     + ("; ".join(a.caveats) or "not found" if not a.answer_found else f"{a.value!r}")
+                     for i, (p, a) in enumerate(zip(parts, answers))], rule="abstain.part_missing")
     caveats = [f"part {i + 1} ({p!r}): {'; '.join(a.caveats) or a.value}" for i, (p, a) in enumerate(zip(parts, answers))
                if not a.answer_found or a.caveats]
     return AnswerWithEvidence(value="; ".join(a.value or "" for a in found), evidence=evidence, answer_found=True,
@@ -274,14 +205,16 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     # the question brick's type of the ask, sent with the question (tasks.generate.prompts); typed here by the same
     # function only for a payload built without it
     asked = Asked.model_validate(question["asked"]) if question.get("asked") else asked_class(question)
-    if asked.multi_part and asked.cls != "list" and (parts := answer_parts(question, passages)) is not None:
+    explains = asks_explanation(question.get("text") or "")
+    if asked.multi_part and asked.cls != "list" and not explains and (parts := answer_parts(question, passages)):
         return parts
     r = Reader(question, passages, asked)  # the passages as sentences, read once for every pick below
     if (then := pick_consequence(r)) is not None:  # before the computed-value check: "if ... less than 1.5 A"
         return _answer(then[0], then[1], True, True, 0.8, [], "condition.consequence")  # is a condition
     printed = "\n".join(ln.get("text") or "" for p in passages for ln in p.get("lines") or [])
     if why := reader_cannot_state(question.get("text") or "", printed):
-        return abstain(r, why, "cannot_state")
+        computed = "computed value" in why
+        return abstain(r, computed_caveat(r, why) if computed else why, "computed" if computed else "picture")
     if (nth := pick_ordinal(r)) is not None:
         return _answer(nth[0], nth[1], True, False, 0.6, [f"counted in the section {nth[1][0].passage.get('section')!r}"], "rank.ordinal")
     if (order := pick_order(r)) is not None:
@@ -326,6 +259,9 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         count, lines, cov = steps
         return _answer(str(count), lines, True, cov >= COMPLETE_COVERAGE and not asked.multi_part, cov,
                        [f"counted the numbered steps under {lines[0].text.strip()!r}"], "count.steps")
+    if asked.cls != "list" and (ask := explains):
+        return abstain(r, f"the question asks an explanation or a relation ({ask!r}), not a value the passages "
+                          f"print", "explanation")
     rank = asks_ranking(r.q_text)
     # "which course has the longest duration": a name is asked, whatever the class of the measure it ranks by
     if (asked.cls in ("entity", "text") or shape == "entity") and rank and (ranked := pick_ranked(r, rank)):
@@ -375,6 +311,12 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if asked.cls != "yesno" and best.kind != "cell" and (missing := _scope_missing(r, best)):
         return abstain(r, f"the question asks about {missing}; the passage that states {best.value!r} does not "
                           f"name it", "scope")
+    if asked.numeric and (why := kind_mismatch(asked.cls, best)):
+        return abstain(r, why, "kind")
+    if asked.numeric and (why := states_change(r.q_text, best) or period_unverified(r, best)):
+        return abstain(r, why, "change" if "stated as a change" in why else "period")
+    if asked.numeric and (why := paired_by_position(best)):
+        return abstain(r, why, "paired")
     if rank and not states_ranking(" ".join(ln.text for ln in best.lines)):
         return abstain(r, f"the question selects by rank ({rank!r}) and the text by {best.value!r} states no "
                           f"ranking; the values would have to be compared", "rank")
