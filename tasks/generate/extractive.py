@@ -271,8 +271,8 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
                        [f"the {rank} of {len(rows)} rows compared: {top.value}; the others: {others}"], "rank.rows")
     if asked.numeric:  # a table cell at the row and column the question names, else the best-covered value
         if (cell := pick_cell(r)) is None and defines_quantity(r.q_text):
-            return abstain(r, "the question defines the value it asks by a formula; the passages would have to "
-                              "state it computed", "computed")
+            return abstain(r, computed_caveat(r, "the question defines the value it asks by a formula; the passages "
+                                                 "would have to state it computed"), "computed")
         picks = [cell] if cell is not None else pick_numeric(r)
     elif asked.cls == "date":
         picks = pick_date(r)

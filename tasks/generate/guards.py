@@ -171,14 +171,20 @@ def kind_mismatch(cls: str, best: Pick) -> str | None:
 
 
 def computed_caveat(r: Reader, why: str) -> str:
-    """What a computed value would be computed from: the printed values on the lines that cover the question best,
-    each with its line (a person or a model computes from these; the reader does not)."""
-    best, _, _ = r.best_sentence()
-    inputs = []
-    for ln in dict.fromkeys(best.lines if best is not None else []):
-        for v in V.find_amounts(ln.text):
-            if v.kind != "year" and v.number is not None:
-                inputs.append(f"{v.text.strip()} (page {ln.page}, line {ln.line_no}: {ln.text.strip()[:60]!r})")
+    """What a computed value would be computed from: the printed values of the sentences that name most of the
+    question's terms, each with its page and line (a person or a model computes from these; the reader does not)."""
+    ranked = []
+    for ss in r.sents:
+        for sent in ss:
+            cov, n = r.coverage(sent)
+            if n:
+                ranked.append((n, cov, sent))
+    inputs: list[str] = []
+    for _, _, sent in sorted(ranked, key=lambda t: (-t[0], -t[1])):
+        for ln in dict.fromkeys(sent.lines):
+            for v in V.find_amounts(ln.text):
+                if v.kind != "year" and v.number is not None and len(inputs) < 4:
+                    inputs.append(f"{v.text.strip()} (page {ln.page}, line {ln.line_no}: {ln.text.strip()[:60]!r})")
     if not inputs:
         return f"{why}; no printed value to compute it from stands near the question's terms"
-    return f"{why}; it would be computed from the printed values: " + "; ".join(inputs[:4])
+    return f"{why}; it would be computed from the printed values: " + "; ".join(dict.fromkeys(inputs))
