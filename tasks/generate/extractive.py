@@ -29,7 +29,9 @@ from tasks.generate.cells import defines_quantity, on_dated_row, pick_cell
 from tasks.generate.guards import (
     asks_explanation,
     computed_caveat,
+    asked_items,
     kind_mismatch,
+    negation_missing,
     paired_by_position,
     period_unverified,
     states_change,
@@ -238,6 +240,9 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
                            [f"the names stated as the {role.text}"], "list.role_names")
         if not found:
             return abstain(r, f"no list of items stated near {_near(r)}", "no_list")
+        if (asks := asked_items(items)) * 2 > len(items):  # a list of questions states no answer
+            return abstain(r, f"{asks} of the {len(items)} items listed are questions, not statements",
+                           "list_of_questions")
         if single:
             caveats.append("list read from a single passage; other passages may hold more items")
         return _answer("; ".join(items), lines, True, not single, cov, caveats, "list.items")
@@ -317,6 +322,8 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
         return abstain(r, why, "change" if "stated as a change" in why else "period")
     if asked.numeric and (why := paired_by_position(best)):
         return abstain(r, why, "paired")
+    if asked.numeric and (why := negation_missing(r.q_text, best)):
+        return abstain(r, why, "negation")
     if rank and not states_ranking(" ".join(ln.text for ln in best.lines)):
         return abstain(r, f"the question selects by rank ({rank!r}) and the text by {best.value!r} states no "
                           f"ranking; the values would have to be compared", "rank")

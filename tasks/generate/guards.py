@@ -15,6 +15,9 @@ passages as evidence, and its rule names the check (``abstain.<check>``).
   period's column header): the sentence must name the asked quarter or fiscal year itself and pair the value with
   no other value of its kind ("$31.8 billion and $25.7 billion for the three months ended ... 2023 and 2022,
   respectively" pairs values with periods by position); a relative period cannot be checked from one sentence.
+- ``negation_missing``: the question negates its subject ("people who do not go online") and the value's sentence
+  states no negation: its value is the other group's.
+- ``asked_items``: a list whose items are questions (a syllabus's prompts) states no answer.
 - ``computed_caveat``: what a computed value (growth, ratio, share, sum, difference) would be computed from: the
   printed values of the best-covered lines, with the line each is read from. The reader does not compute.
 """
@@ -150,6 +153,28 @@ def paired_by_position(best: Pick) -> str | None:
         return f"the sentence pairs {best.value!r} with another value by position; which subject or period each " \
                f"belongs to is not stated next to it"
     return None
+
+
+_ASKS_RE = re.compile(r"(?i)^\W*(?:why|what|how|who|when|where|which|whose|do|does|did|is|are|can|should)\b")
+# the subject negated ("people who do not go online"); "without cause" names a condition, not a group
+_NEGATION_RE = re.compile(r"(?i)\b(?:not|never|no longer)\b|n['’]t\b")
+
+
+def asked_items(items: list[str]) -> int:
+    """How many of a list's items are questions (a syllabus's prompts, an FAQ's headings): they state no answer."""
+    return sum(1 for it in items if it.rstrip().endswith("?") or _ASKS_RE.match(it))
+
+
+def negation_missing(q_text: str, best: Pick) -> str | None:
+    """Why a value does not answer a question that negates its subject ("people who do not go online"), else
+    None: the value's sentence states no negation, so its value is the other group's."""
+    if not _NEGATION_RE.search(q_text):
+        return None
+    text, _, _ = _around(best)
+    if _NEGATION_RE.search(text):
+        return None
+    return f"the question negates its subject ({_NEGATION_RE.search(q_text).group(0)!r}); the sentence that states " \
+           f"{best.value!r} does not"
 
 
 _SCALE = re.compile(r"(?i)\b(?:thousand|million|billion|trillion|mln|mn|bn|crores?|lakhs?)\b|\d\s*[kmb]\b")

@@ -384,3 +384,20 @@ def test_a_computed_value_is_not_answered_and_the_caveat_names_its_inputs():
     assert not a.answer_found and a.rule == "abstain.computed"
     assert "computed value ('ratio')" in a.caveats[0] and "it would be computed from the printed values" in a.caveats[0]
     assert "$850 million" in a.caveats[0] or "$3.3 billion" in a.caveats[0]
+
+
+def test_a_value_of_the_group_a_question_does_not_ask_is_not_its_answer():
+    survey = passage("s1", 5, ["Internet use", "Today 46% of seniors go online, up from 14% in 2000."])
+    a = answer(q("What is the percentage of seniors who do not go online?", "amount",
+                 ["percentage", "seniors", "online"]), [survey])
+    assert not a.answer_found and a.rule == "abstain.negation"
+    a = answer(q("What is the percentage of seniors who go online?", "amount", ["percentage", "seniors", "online"]),
+               [survey])
+    assert a.value == "46%"
+
+
+def test_a_list_of_questions_is_not_a_list_answer():
+    unit = passage("u1", 2, ["Unit 1 essential questions:", "• Why do people start businesses?",
+                             "• What do successful owners share?", "• How do small firms grow?"])
+    a = answer(q("What are the names of the units?", "list", ["names", "units"]), [unit])
+    assert not a.answer_found
