@@ -147,7 +147,8 @@ def paired_by_position(best: Pick) -> str | None:
         return None
     kinds = [v for v in V.find_amounts(text) if v.kind != "year" and v.number is not None]
     after = re.search(r"^\s*(?:,|and|or|to|versus|vs\.?)\s*(?:\(?[$€£]?\s*\d|$)", text[end:])
-    before = re.search(r"\d[\w%)]*\s*(?:,|and|or|to|versus|vs\.?)\s*\(?$", text[:start])
+    before = re.search(r"\d[\w%)]*(?:\s+(?:thousand|million|billion|trillion))?\s*(?:,|and|or|to|versus|vs\.?)"
+                       r"\s*\(?$", text[:start])  # "$343 million and $570 million, respectively"
     dangling = after is not None and not text[end + after.end():].strip()  # the other value is on the next line
     if (after or before) and len(kinds) >= 2 or dangling:
         return f"the sentence pairs {best.value!r} with another value by position; which subject or period each " \

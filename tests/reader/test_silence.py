@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from tasks.generate.guards import paired_by_position
 from tasks.generate.prompts import GenerationPassage, PassageLine
+from tasks.generate.sentences import PLine
+from tasks.generate.typed import Pick
 from tests.reader.kit import DOC, answer, numbered, passage, passage_at, q
 
 
@@ -401,3 +404,13 @@ def test_a_list_of_questions_is_not_a_list_answer():
                              "• What do successful owners share?", "• How do small firms grow?"])
     a = answer(q("What are the names of the units?", "list", ["names", "units"]), [unit])
     assert not a.answer_found
+
+
+def test_the_second_of_two_values_paired_by_position_is_not_told_apart_either():
+    line = PLine(0, {}, 5, 8, "we recorded an inventory provision of approximately $343 million and $570 million, "
+                              "respectively.")
+    assert "pairs '$570 million'" in paired_by_position(Pick("$570 million", [line], 1.0, 1.0, 2, "currency"))
+    one = passage("i2", 8, ["In the second quarter of fiscal 2023 we recorded an inventory provision of $570 million."])
+    a = answer(q("What was the inventory provision in the second quarter of fiscal 2023?", "amount",
+                 ["inventory provision", "second quarter"]), [one])
+    assert a.value == "$570 million"
