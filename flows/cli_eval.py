@@ -48,6 +48,11 @@ def format_summary(s: dict[str, Any]) -> str:
                      f"{'–' if tokens_out is None else tokens_out:>12}")
     lines.append("precision = correct / answered; coverage = answered / answerable; answerable, 1st pg gold "
                  "(arbiter's first page is gold) and unanswer. are accuracies on those questions")
+    for m, rules in (s.get("answer_precision_by_rule") or {}).items():
+        if m != "auto" and rules:
+            lines.append(f"precision by rule ({m}): " + ", ".join(
+                f"{rule} {v['right']}/{v['answered']}" for rule, v in rules.items() if v["answered"])
+                + f"; abstained: {sum(v['questions'] - v['answered'] for v in rules.values())}")
     labels = s.get("by_label", {}).get("answer_format")
     if labels:
         lines.append("by answer_format: accuracy | precision | coverage (batch, sequential)")

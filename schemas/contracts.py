@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 TocSource = Literal["outline", "headings", "pages"]
 AnswerShape = Literal["amount", "date", "boolean", "entity", "text", "list", "comparison"]
@@ -309,6 +310,10 @@ class AnswerWithEvidence(BaseModel):
     complete_answer_found: bool
     confidence: float = Field(ge=0.0, le=1.0)
     caveats: list[str] = Field(default_factory=list)
+    # the reader rule that produced the value or the abstention (the offline reader's ``tasks.generate.rules``
+    # names; the pipeline names a model's answer and a retrieval not-found): set by the code, never asked of a
+    # model, so it stays out of the JSON schema a model is sent
+    rule: SkipJsonSchema[str | None] = None
 
     @model_validator(mode="after")
     def _complete_implies_found(self):

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from flows.cli_eval import format_summary
 from flows.evaluate import evaluate_into, limited_question_set
 from schemas.contracts import RetrievalResult, RetrievedPassage
 from schemas.settings import get_settings
@@ -266,7 +267,8 @@ def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
     with Warehouse(settings.duckdb_path) as wh:
         s = evaluate_into(wh, RUN, qpath, settings, data_root=sample.root, log=lambda m: None)
         stored = load_eval_results(wh, RUN)
-        answers = wh.query("SELECT question_id, regime, routed, input_tokens FROM answers WHERE run_id = ?", [RUN])
+        answers = wh.query("SELECT question_id, regime, routed, input_tokens, rule FROM answers WHERE run_id = ?",
+                           [RUN])
         wide = evaluate_into(wh, "run-wide", qpath, settings, data_root=sample.root, regime="auto",
                              corpus_wide=True, limit=4, log=lambda m: None)
         wide_scope = wh.query("SELECT docs FROM questions WHERE run_id = 'run-wide'")
@@ -285,6 +287,11 @@ def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
     assert set(s["answer_accuracy"]) == set(ANSWER_METHODS) and all(
         0 <= v <= 1 for v in s["answer_accuracy"].values())
     assert s["n_reference"] == {m: n for m in ANSWER_METHODS}
+    # every answer row names the reader rule that produced it, and the summary counts answers per rule
+    assert all(a["rule"] for a in answers)
+    by_rule = s["answer_precision_by_rule"]["batch"]
+    assert sum(v["questions"] for v in by_rule.values()) == n
+    assert sum(v["answered"] for v in by_rule.values()) == s["n_answered"]["batch"]
     assert sorted(s["by_label"]) == ["answer_format", "kind"] and s["figure_only"] is None
     assert sum(c["n_questions"] for c in s["by_label"]["kind"].values()) == n
     assert len(stored) == n * (len(PAGE_METHODS) + len(ANSWER_METHODS))
@@ -302,8 +309,9 @@ def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
     assert wide["answer_accuracy"]["batch"] is None and wide["answer_accuracy"]["auto"] is not None
 
 
-def _answer_eval_row(qid: str, method: str, correct: bool, found: bool, unanswerable: bool) -> dict:
-    return {"run_id": "r", "question_set": "s", "question_id": qid, "method": method, "hit_at_1": None,
+def _answer_eval_row(qid: str, method: str, correct: bool, found: bool, unanswerable: bool,
+                     rule: str | None = None) -> dict:
+    return {"rule": rule, "run_id": "r", "question_set": "s", "question_id": qid, "method": method, "hit_at_1": None,
             "hit_at_5": None, "reciprocal_rank": None, "predicted_pages": None,
             "gold_pages": [] if unanswerable else [1], "predicted_not_found": None, "unanswerable": unanswerable,
             "answer_correct": correct, "input_tokens": 1, "output_tokens": 1, "labels": {}, "answer_found": found}
@@ -323,3 +331,22 @@ def test_answer_precision_and_coverage_from_hand_made_rows():
     assert s["answer_accuracy_unanswerable"]["batch"] == 1.0
     assert s["answer_accuracy_first_page_gold"]["batch"] == 1.0  # q1: the arbiter's first page is gold
     assert s["answer_precision"]["sequential"] is None and s["n_answered"]["batch"] == 2
+
+
+def test_answer_precision_per_rule_from_hand_made_rows():
+    rows = [_answer_eval_row("q1", "batch", True, True, False, "value.cell"),
+            _answer_eval_row("q2", "batch", False, True, False, "value.cell"),
+            _answer_eval_row("q3", "batch", True, True, False, "name.role"),
+            _answer_eval_row("q4", "batch", False, False, False, "abstain.scope"),
+            _answer_eval_row("q5", "batch", True, False, True, None),
+            _answer_eval_row("q1", "sequential", True, True, False, "value.cell")]
+    s = evaluation_summary(rows)
+    assert s["answer_precision_by_rule"]["batch"] == {
+        "value.cell": {"questions": 2, "answered": 2, "right": 1, "precision": 0.5},
+        "name.role": {"questions": 1, "answered": 1, "right": 1, "precision": 1.0},
+        "abstain.scope": {"questions": 1, "answered": 0, "right": 0, "precision": None},
+        "(none)": {"questions": 1, "answered": 0, "right": 0, "precision": None}}
+    assert s["answer_precision_by_rule"]["sequential"]["value.cell"]["precision"] == 1.0
+    assert "auto" not in s["answer_precision_by_rule"]  # no auto rows: no breakdown
+    text = format_summary({**s, "run_id": "r", "seconds": 0})
+    assert "precision by rule (batch): name.role 1/1, value.cell 1/2; abstained: 2" in text

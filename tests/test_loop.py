@@ -31,7 +31,7 @@ from tasks.llm.tokens import count_messages, count_tokens
 from warehouse.llm_log import flush_calls
 from warehouse.prices import load_prices
 from warehouse.runs import start_run
-from tests.test_reader_examples import answer as extract
+from tests.reader.kit import answer as extract
 from tests.walks import answer_question
 
 DOC = "d" * 64

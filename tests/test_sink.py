@@ -52,6 +52,10 @@ def test_status_plan_and_rows_are_replaced_per_question(wh):
     assert wh.scalar("SELECT count(*) FROM verdicts WHERE question_id = 'a'") == 2
     assert dict(wh.execute("SELECT regime, value FROM answers WHERE question_id = 'a'")) == {
         "batch": "3", "sequential": "2"}
+    # the answer's reader rule lands with it (m010_answer_rule)
+    write_questions(wh, "r1", [QuestionWrite("a", "answered", answers=[{**_answer("a", "batch", "3"),
+                                                                        "rule": "value.cell"}])])
+    assert wh.scalar("SELECT rule FROM answers WHERE question_id = 'a' AND regime = 'batch'") == "value.cell"
     assert _questions(wh)["a"]["detectors"] == ["keywords", "embeddings"]  # the plan stays when not re-planned
     write_questions(wh, "r1", [QuestionWrite("a", "arbitrated", verdicts=[])])
     assert wh.scalar("SELECT count(*) FROM verdicts WHERE question_id = 'a'") == 0  # no stale verdict lingers

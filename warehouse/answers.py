@@ -36,7 +36,7 @@ ANSWER_COLUMNS = (
     "run_id", "question_id", "regime", "routed", "route_rule", "exit", "steps", "value", "answer", "answer_found",
     "complete_answer_found", "confidence", "input_tokens", "cached_tokens", "output_tokens", "latency_ms",
     "provider", "model", "budget", "status", "error", "answer_shape", "decomposition", "value_norm", "correct",
-    "call_ids", "created_at", "routed_regime",
+    "call_ids", "created_at", "routed_regime", "rule",
 )
 
 

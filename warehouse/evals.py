@@ -23,12 +23,12 @@ from warehouse.db import Warehouse, to_json
 
 EVAL_COLUMNS = ("run_id", "question_set", "question_id", "method", "hit_at_1", "hit_at_5", "reciprocal_rank",
                 "predicted_pages", "gold_pages", "predicted_not_found", "unanswerable", "answer_correct",
-                "input_tokens", "output_tokens", "labels", "answer_found")
+                "input_tokens", "output_tokens", "labels", "answer_found", "rule")
 _SCHEMA = {"run_id": pl.Utf8, "question_set": pl.Utf8, "question_id": pl.Utf8, "method": pl.Utf8,
            "hit_at_1": pl.Boolean, "hit_at_5": pl.Boolean, "reciprocal_rank": pl.Float64,
            "predicted_pages": pl.List(pl.Int32), "gold_pages": pl.List(pl.Int32), "predicted_not_found": pl.Boolean,
            "unanswerable": pl.Boolean, "answer_correct": pl.Boolean, "input_tokens": pl.Int64,
-           "output_tokens": pl.Int64, "labels": pl.Utf8, "answer_found": pl.Boolean}
+           "output_tokens": pl.Int64, "labels": pl.Utf8, "answer_found": pl.Boolean, "rule": pl.Utf8}
 
 # One row per run and method: the side-by-side table. Page metrics over questions with page gold; not-found over
 # questions whose answerability is known; accuracy over questions with a reference answer.
@@ -89,7 +89,7 @@ def pool_candidates(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
 
 
 def answer_rows(wh: Warehouse, run_id: str) -> list[dict[str, Any]]:
-    return wh.query("SELECT question_id, regime, routed, value, answer_found, status, input_tokens, output_tokens "
+    return wh.query("SELECT question_id, regime, routed, value, answer_found, status, input_tokens, output_tokens, rule "
                     "FROM answers WHERE run_id = ? ORDER BY question_id, regime", [run_id])
 
 

@@ -532,3 +532,15 @@ def m009_document_identity(con: duckdb.DuckDBPyConnection) -> None:
         ALTER TABLE candidates ADD COLUMN preferred_group INTEGER;
         """
     )
+
+
+@migration
+def m010_answer_rule(con: duckdb.DuckDBPyConnection) -> None:
+    """Which reader rule produced each answer's value or abstention (``AnswerWithEvidence.rule``), on the answer
+    row and on its eval row, so "how often did rule X answer, and how often was it right" is one query (issue #28)."""
+    con.execute(
+        """
+        ALTER TABLE answers ADD COLUMN rule VARCHAR;
+        ALTER TABLE eval_results ADD COLUMN rule VARCHAR;
+        """
+    )

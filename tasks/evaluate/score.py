@@ -108,7 +108,7 @@ def _base(run_id: str, gold: Gold, method: str) -> dict[str, Any]:
             "gold_pages": gold.gold_pages, "predicted_not_found": None,
             "unanswerable": None if gold.gold_pages is None else not gold.gold_pages,
             "answer_correct": None, "input_tokens": None, "output_tokens": None, "labels": gold.labels,
-            "answer_found": None}
+            "answer_found": None, "rule": None}
 
 
 def _is_gold_page(gold: Gold, item: tuple[str, int]) -> bool:
@@ -140,6 +140,7 @@ def answer_row(run_id: str, gold: Gold, method: str, answer: dict[str, Any] | No
     row = _base(run_id, gold, method)
     if answer is not None:
         row["input_tokens"], row["output_tokens"] = answer["input_tokens"] or 0, answer["output_tokens"] or 0
+        row["rule"] = answer.get("rule")
     ok = answer is not None and answer["status"] == "ok"
     row["answer_found"] = bool(ok and answer["answer_found"] and answer["value"] is not None)
     if gold.answer is not None:
@@ -286,6 +287,22 @@ def answer_trust(by_method: dict[str, list[dict[str, Any]]], first_page_gold: se
     return out
 
 
+def precision_by_rule(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per reader rule (``answers.rule``; '(none)' for rows written before rules were recorded): how many of the
+    judged questions it decided, how many it answered, how many of those were right, and its precision."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        if r["answer_correct"] is not None:
+            groups[r.get("rule") or "(none)"].append(r)
+    out = {}
+    for rule in sorted(groups):
+        answered = [r for r in groups[rule] if r.get("answer_found")]
+        right = sum(1 for r in answered if r["answer_correct"])
+        out[rule] = {"questions": len(groups[rule]), "answered": len(answered), "right": right,
+                     "precision": _ratio(right, len(answered))}
+    return out
+
+
 def label_values(value: Any) -> list[str]:
     """The categories one label value puts a question in (a list label puts it in each; empty list: '(none)')."""
     if isinstance(value, list):
@@ -318,6 +335,10 @@ def by_label(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, An
 def evaluation_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The headline, the per-label breakdown and the figure-only questions apart (with the rest beside them)."""
     out = summarise(rows)
+    by_method: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_method[r["method"]].append(r)
+    out["answer_precision_by_rule"] = {m: precision_by_rule(by_method[m]) for m in ANSWER_METHODS if by_method[m]}
     out["by_label"] = by_label(rows)
     figure = [r for r in rows if is_figure_only(r["labels"] or {})]
     out["figure_only"] = summarise(figure) if figure else None

@@ -11,8 +11,11 @@ years or codes the question scopes it to, one side of a comparison, an identifie
 steps and counts read from a list of the counted noun are read by ``lists.py``; a name asked by its role ("Who is
 the defendant?") only where the text states that role with it, by ``roles.py``. A single typed value tied to the
 question's terms is complete (the sequential loop stops there); a list or a comparison is never complete from a
-single passage; a multi-part question is never complete from one extracted value. Deterministic; named as what it
-is (not an LLM).
+single passage; a multi-part question is answered only when every part is. A typed value is shown only when it
+passes the checks of ``guards.py`` (issue #28): not an explanation asked, a value of the asked kind, a level where
+a level is asked, the asked period's, not paired by position with another. Every answer and abstention names the
+rule that produced it (``AnswerWithEvidence.rule``: ``<family>.<how>``, e.g. ``value.cell``, ``name.role``, or
+``abstain.<check>``), so precision is measured per rule. Deterministic; named as what it is (not an LLM).
 """
 
 from __future__ import annotations
@@ -23,11 +26,19 @@ from typing import Any
 from schemas.contracts import AnswerWithEvidence, Asked, EvidenceSpan
 from tasks.generate import values as V
 from tasks.generate.cells import defines_quantity, on_dated_row, pick_cell
+from tasks.generate.guards import (
+    asks_explanation,
+    computed_caveat,
+    asked_items,
+    kind_mismatch,
+    negation_missing,
+    paired_by_position,
+    period_unverified,
+    states_change,
+)
 from tasks.generate.lists import (
     NAME_COVERAGE,
-    STEP_COMPARISON,
     STEP_NOUNS,
-    compare_steps,
     names_only_the_noun,
     pick_counted,
     pick_list,
@@ -40,13 +51,13 @@ from tasks.generate.names import (
     FOUND_COVERAGE,
     FOUND_WORDS,
     cue,
-    pick_acronym,
     pick_entity,
 )
 from tasks.generate.normalise import normalise_value
+from tasks.generate.picks import pick_comparison, pick_text
 from tasks.generate.ranked import pick_consequence, pick_order, pick_ordinal, pick_ranked
 from tasks.generate.roles import asked_role, pick_role
-from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem, stems
+from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, stem
 from tasks.generate.typed import Pick, Reader, pick_date, pick_numeric
 from tasks.generate.yesno import pick_yes_no, required_terms
 from tasks.llm.base import LLMRequest, ProviderReply, TerminalLLMError
@@ -71,92 +82,14 @@ def _complete(p: Pick) -> bool:
             or (p.fit >= 0.5 and p.strength >= 2))
 
 
+def pick_rule(cls: str, p: Pick) -> str:
+    """The rule a typed pick answers by: its family (the asked class) and what it was read from."""
+    family = {"entity": "name", "text": "text", "date": "date"}.get(cls, "value")
+    return f"{family}.{'cell' if p.kind == 'cell' else 'sentence' if family in ('value', 'date') else p.kind}"
+
+
 def _best(picks: list[Pick]) -> Pick | None:
     return max(picks, key=lambda p: (p.score, -p.lines[0].pidx, -p.lines[0].line_no), default=None)
-
-
-# a term the question quotes ("for label 'Contact.Meet'"): quote marks that open after a space and close before one
-_QUOTED_TERM = re.compile(r"(?:^|(?<=[\s(]))[\"“‘']([^\"“”‘’']{2,60})[\"”’'](?=[\s,.;:?)]|$)")
-MAX_ROW_LINES = 4
-
-
-def pick_keyed(r: Reader) -> list[Pick]:
-    """The row a term the question quotes keys: a line that opens with that term and goes on with words of its
-    own (a glossary, a two-column table: "Contact.Meet  The word {evt} triggers a MEET event: ..."). The value is
-    the rest of that line with the lines that carry its sentence on (they open in lower case), up to a sentence
-    end. The quoted term is the question's own name for the row, so the row answers it whatever words frame it."""
-    keys = [m.group(1).strip() for m in _QUOTED_TERM.finditer(r.q_text)]
-    out = []
-    for key in (k for k in keys if k):
-        head = re.compile(rf"^\s*[\"“‘']?{re.escape(key)}[\"”’']?[\s:–—-]+(?P<rest>\S.*)$", re.I)
-        for rows in r.by_passage:
-            for k, ln in enumerate(rows):
-                m = head.match(ln.text)
-                if not m or len(TOKEN_RE.findall(m.group("rest").lower())) < 3:
-                    continue
-                parts, lines = [m.group("rest").strip()], [ln]
-                for nxt in rows[k + 1:k + MAX_ROW_LINES]:
-                    if re.search(r"[.!?]\s*$", parts[-1]) or not re.match(r"^\s*[a-z]", nxt.text):
-                        break
-                    parts.append(nxt.text.strip())
-                    lines.append(nxt)
-                out.append(Pick(" ".join(parts), lines, 2.0, 1.0, 2, "keyed", 0.5))
-    return out
-
-
-def pick_text(r: Reader) -> list[Pick]:
-    """Free text: the row a quoted term keys (``pick_keyed``), the value of a label the question names ("UNIT 14:
-    Using Financial Information"), or an acronym's expansion. A whole sentence is not an answer (it is shown as
-    evidence when nothing is found)."""
-    out = pick_acronym(r) if cue(r, "expand") else []
-    out += pick_keyed(r)
-    for ss in r.sents:
-        for s in ss:
-            cov, n = r.coverage(s)
-            if not n:
-                continue
-            for ln in dict.fromkeys(s.lines):
-                lv = V.label_value(ln.text)
-                if lv and len(r.terms.hits(stems(lv[0]))) >= max(1, len(r.terms.words) // 2):
-                    out.append(Pick(lv[1], [ln], 1.5 * cov + 0.3, max(cov, COMPLETE_COVERAGE), max(n, 2), "label", 0.3))
-    return out
-
-
-def pick_comparison(r: Reader, n_passages: int) -> tuple[str | None, list[PLine], bool, float, list[str]]:
-    sides = V.comparison_sides(r.q_text)
-    if not sides:
-        return None, [], False, 0.0, ["could not tell the two sides of the comparison from the question"]
-    if STEP_COMPARISON.search(r.q_text):
-        return compare_steps(r, sides, n_passages)
-    found = []
-    for side in sides:
-        words = [stem(t) for t in TOKEN_RE.findall(side.lower()) if t not in STOPWORDS]
-        best = None
-        for rows in r.by_passage:
-            for ln in rows:
-                hit = len(matched(words, ln.stems)) / max(1, len(words))
-                nums = [v for v in V.find_amounts(ln.text) if v.kind != "year" and v.number is not None]
-                if hit >= 0.5 and nums and (best is None or hit > best[0]):
-                    best = (hit, ln, nums[0])
-        found.append(best)
-    caveats = []
-    if not all(found):  # one side's value does not answer a comparison
-        got = [side for side, f in zip(sides, found) if f]
-        caveats.append(f"value found for {len(got)} of 2 sides" + (f" ({got[0]!r})" if got else ""))
-        return None, [], False, 0.0, caveats
-    (ha, la, va), (hb, lb, vb) = found
-    value = f"{sides[0]}: {va.text}; {sides[1]}: {vb.text}"
-    if cue(r, "max") != cue(r, "min") and (va.number == vb.number or la is lb):
-        # "which is greater" from two equal numbers, or from one line read for both sides: not an answer
-        return None, [], False, 0.0, [f"could not tell the sides apart: {value}"]
-    if cue(r, "max") != cue(r, "min") and va.number != vb.number:
-        want_max = cue(r, "max")
-        caveats.append(f"values: {value}")
-        value = sides[0] if (va.number > vb.number) == want_max else sides[1]
-    complete = n_passages >= 2
-    if not complete:
-        caveats.append("comparison read from a single passage; not complete until both sides are seen together")
-    return value, [la, lb], complete, (ha + hb) / 2, caveats
 
 
 def spans(lines: list[PLine]) -> list[EvidenceSpan]:
@@ -177,19 +110,20 @@ def spans(lines: list[PLine]) -> list[EvidenceSpan]:
 
 
 def _answer(value: str | None, lines: list[PLine], found: bool, complete: bool, coverage: float,
-            caveats: list[str]) -> AnswerWithEvidence:
+            caveats: list[str], rule: str) -> AnswerWithEvidence:
     return AnswerWithEvidence(value=value, evidence=spans(lines), answer_found=True,
                               complete_answer_found=complete and found,
-                              confidence=round(min(0.95, 0.35 + 0.6 * coverage), 2), caveats=caveats)
+                              confidence=round(min(0.95, 0.35 + 0.6 * coverage), 2), caveats=caveats, rule=rule)
 
 
-def abstain(r: Reader, reason: str) -> AnswerWithEvidence:
+def abstain(r: Reader, reason: str, rule: str) -> AnswerWithEvidence:
     """Not found, honestly: the sentence that came closest as evidence, the reason as a caveat, and a confidence
     of at most 0.2 that says how much of the question that sentence covers."""
     best, cov, _ = r.best_sentence()
     lines = list(dict.fromkeys(best.lines)) if best is not None else []
     return AnswerWithEvidence(value=None, evidence=spans(lines), answer_found=False, complete_answer_found=False,
-                              confidence=round(min(0.2, 0.2 * cov), 2), caveats=[f"extractive: {reason}"])
+                              confidence=round(min(0.2, 0.2 * cov), 2), caveats=[f"extractive: {reason}"],
+                              rule=f"abstain.{rule}")
 
 
 def _sole_deadline(picks: list[Pick]) -> Pick | None:
@@ -252,12 +186,19 @@ def answer_parts(question: dict[str, Any], passages: list[dict[str, Any]]) -> An
     if not found:
         return None
     evidence = [e for a in found for e in a.evidence]
+    if len(found) < len(answers):  # one part's value does not answer the question: right or silent
+        return AnswerWithEvidence(
+            value=None, evidence=evidence, answer_found=False, complete_answer_found=False, confidence=0.1,
+            caveats=[f"extractive: {len(found)} of {len(answers)} parts found; part {i + 1} ({p!r}): "
+                     + ("; ".join(a.caveats) or "not found" if not a.answer_found else f"{a.value!r}")
+                     for i, (p, a) in enumerate(zip(parts, answers))], rule="abstain.part_missing")
     caveats = [f"part {i + 1} ({p!r}): {'; '.join(a.caveats) or a.value}" for i, (p, a) in enumerate(zip(parts, answers))
                if not a.answer_found or a.caveats]
     return AnswerWithEvidence(value="; ".join(a.value or "" for a in found), evidence=evidence, answer_found=True,
                               complete_answer_found=len(found) == len(answers) and all(
                                   a.complete_answer_found for a in answers),
-                              confidence=round(min(a.confidence for a in found), 2), caveats=caveats)
+                              confidence=round(min(a.confidence for a in found), 2), caveats=caveats,
+                              rule="parts.values")
 
 
 def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
@@ -266,19 +207,21 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     # the question brick's type of the ask, sent with the question (tasks.generate.prompts); typed here by the same
     # function only for a payload built without it
     asked = Asked.model_validate(question["asked"]) if question.get("asked") else asked_class(question)
-    if asked.multi_part and asked.cls != "list" and (parts := answer_parts(question, passages)) is not None:
+    explains = asks_explanation(question.get("text") or "")
+    if asked.multi_part and asked.cls != "list" and not explains and (parts := answer_parts(question, passages)):
         return parts
     r = Reader(question, passages, asked)  # the passages as sentences, read once for every pick below
     if (then := pick_consequence(r)) is not None:  # before the computed-value check: "if ... less than 1.5 A"
-        return _answer(then[0], then[1], True, True, 0.8, [])  # is a condition
+        return _answer(then[0], then[1], True, True, 0.8, [], "condition.consequence")  # is a condition
     printed = "\n".join(ln.get("text") or "" for p in passages for ln in p.get("lines") or [])
     if why := reader_cannot_state(question.get("text") or "", printed):
-        return abstain(r, why)
+        computed = "computed value" in why
+        return abstain(r, computed_caveat(r, why) if computed else why, "computed" if computed else "picture")
     if (nth := pick_ordinal(r)) is not None:
-        return _answer(nth[0], nth[1], True, False, 0.6, [f"counted in the section {nth[1][0].passage.get('section')!r}"])
+        return _answer(nth[0], nth[1], True, False, 0.6, [f"counted in the section {nth[1][0].passage.get('section')!r}"], "rank.ordinal")
     if (order := pick_order(r)) is not None:
         return _answer(order[0], order[1], True, True, 0.9,
-                       [f"{order[1][0].text.strip()!r} stands {order[0]} {order[1][1].text.strip()!r}"])
+                       [f"{order[1][0].text.strip()!r} stands {order[0]} {order[1][1].text.strip()!r}"], "rank.order")
     single = len(passages) == 1
     caveats: list[str] = []
     shape = question.get("answer_shape", "text")
@@ -289,46 +232,52 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
             # the question says how many values it asks, and one sentence states that many, joined
             items, lines, cov = values
             return _answer("; ".join(items), lines, True, cov >= COMPLETE_COVERAGE and not single, cov,
-                           [f"the {len(items)} values stated together in one sentence"])
+                           [f"the {len(items)} values stated together in one sentence"], "list.values")
         if not found and (role := asked_role(r.q_text)) and (named := pick_role(r, role)):
             # "which judges' opinions": the names the passages state the role with ("E. SCOTT BRADLEY, Judge.")
             names = list(dict.fromkeys(n for p in named for n in p.value.split("; ")))
             return _answer("; ".join(names), [ln for p in named for ln in p.lines], True, False, 0.75,
-                           [f"the names stated as the {role.text}"])
+                           [f"the names stated as the {role.text}"], "list.role_names")
         if not found:
-            return abstain(r, f"no list of items stated near {_near(r)}")
+            return abstain(r, f"no list of items stated near {_near(r)}", "no_list")
+        if (asks := asked_items(items)) * 2 > len(items):  # a list of questions states no answer
+            return abstain(r, f"{asks} of the {len(items)} items listed are questions, not statements",
+                           "list_of_questions")
         if single:
             caveats.append("list read from a single passage; other passages may hold more items")
-        return _answer("; ".join(items), lines, True, not single, cov, caveats)
+        return _answer("; ".join(items), lines, True, not single, cov, caveats, "list.items")
     if shape == "comparison" or (asked.cls in ("entity", "text", "yesno") and V.comparison_sides(r.q_text)
                                  and cue(r, "max") != cue(r, "min")):
         value, lines, complete, cov, caveats = pick_comparison(r, len(passages))
         if value is None:
-            return abstain(r, "; ".join(caveats) or "no values for the two sides of the comparison")
-        return _answer(value, lines, True, complete, cov, caveats)
+            return abstain(r, "; ".join(caveats) or "no values for the two sides of the comparison", "comparison")
+        return _answer(value, lines, True, complete, cov, caveats, "compare.sides")
     if asked.cls == "yesno":
         pick, why = pick_yes_no(r)
         if pick is None:
-            return abstain(r, f"{why}: no yes/no stated about the asked subject")
+            return abstain(r, f"{why}: no yes/no stated about the asked subject", "no_yes_no")
         complete = not asked.multi_part and pick.strength >= required_terms(len(r.terms.words))
         if asked.multi_part:
             caveats.append("multi-part question: the yes/no may not answer every part")
-        return _answer(pick.value, pick.lines, True, complete, pick.coverage, caveats)
+        return _answer(pick.value, pick.lines, True, complete, pick.coverage, caveats, "yesno.cue")
     if asked.cls == "count" and stem(asked.unit).startswith(STEP_NOUNS) and (steps := pick_steps(r)):
         count, lines, cov = steps
         return _answer(str(count), lines, True, cov >= COMPLETE_COVERAGE and not asked.multi_part, cov,
-                       [f"counted the numbered steps under {lines[0].text.strip()!r}"])
+                       [f"counted the numbered steps under {lines[0].text.strip()!r}"], "count.steps")
+    if asked.cls != "list" and (ask := explains):
+        return abstain(r, f"the question asks an explanation or a relation ({ask!r}), not a value the passages "
+                          f"print", "explanation")
     rank = asks_ranking(r.q_text)
     # "which course has the longest duration": a name is asked, whatever the class of the measure it ranks by
     if (asked.cls in ("entity", "text") or shape == "entity") and rank and (ranked := pick_ranked(r, rank)):
         top, rows = ranked  # compared here, so never complete: another passage may hold a row of the same table
         others = "; ".join(f"{row.name} {row.value}" for row in rows if row is not top)
         return _answer(top.name, [ln for row in rows for ln in row.lines], True, False, 0.6,
-                       [f"the {rank} of {len(rows)} rows compared: {top.value}; the others: {others}"])
+                       [f"the {rank} of {len(rows)} rows compared: {top.value}; the others: {others}"], "rank.rows")
     if asked.numeric:  # a table cell at the row and column the question names, else the best-covered value
         if (cell := pick_cell(r)) is None and defines_quantity(r.q_text):
-            return abstain(r, "the question defines the value it asks by a formula; the passages would have to "
-                              "state it computed")
+            return abstain(r, computed_caveat(r, "the question defines the value it asks by a formula; the passages "
+                                                 "would have to state it computed"), "computed")
         picks = [cell] if cell is not None else pick_numeric(r)
     elif asked.cls == "date":
         picks = pick_date(r)
@@ -341,34 +290,43 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     best = _best(picks)
     if asked.cls == "count" and _found(best) and names_only_the_noun(r, best.lines):
         return abstain(r, f"the sentence that states {best.value!r} names only the counted noun of the question "
-                          f"({asked.unit!r}), none of what scopes it")
+                          f"({asked.unit!r}), none of what scopes it", "count_scope")
     if asked.cls == "count" and not _found(best) and (counted := pick_counted(r)):
         # no number stated for the asked noun, but a list of it printed under a line that names it: its items
         count, lines, cov = counted
         return _answer(str(count), lines, True, cov >= COMPLETE_COVERAGE and not asked.multi_part, cov,
-                       [f"counted the {count} items listed under {lines[0].text.strip()!r}"])
+                       [f"counted the {count} items listed under {lines[0].text.strip()!r}"], "count.listed")
     if not _found(best) and (sole := _sole_deadline(picks)) is not None:
         # the only time limit stated in the passages the arbiter kept, where the question asks for one: shown,
         # never complete (its sentence does not name the question's terms)
         return _answer(sole.value, sole.lines, True, False, sole.coverage,
-                       [f"the only time limit stated in the passages; its sentence does not name {_near(r)}"])
+                       [f"the only time limit stated in the passages; its sentence does not name {_near(r)}"],
+                       "value.sole_deadline")
     if not _found(best) and asked.cls == "entity" and (role := asked_role(r.q_text)):
         return abstain(r, f"no name stated as the {role.text} (by a caption, a signature, an apposition, a title, "
-                          f"a label or a copula); other names near the word are not the {role.text}")
+                          f"a label or a copula); other names near the word are not the {role.text}", "no_role")
     if not _found(best):
         where = "in the passages" if not picks else f"near {_near(r)}"
-        return abstain(r, f"no {asked.describe()} stated {where}")
+        return abstain(r, f"no {asked.describe()} stated {where}", "not_found")
     assert best is not None
     if asked.numeric and best.kind != "cell" and on_dated_row(r, best):
         return abstain(r, f"{best.value!r} stands in a table row whose columns are dated, none of them the column of "
-                          f"the period asked")
+                          f"the period asked", "dated_row")
     # a cell's column already carries the period the question names ("FY2022" is a header's year there)
     if asked.cls != "yesno" and best.kind != "cell" and (missing := _scope_missing(r, best)):
         return abstain(r, f"the question asks about {missing}; the passage that states {best.value!r} does not "
-                          f"name it")
+                          f"name it", "scope")
+    if asked.numeric and (why := kind_mismatch(asked.cls, best)):
+        return abstain(r, why, "kind")
+    if asked.numeric and (why := states_change(r.q_text, best) or period_unverified(r, best)):
+        return abstain(r, why, "change" if "stated as a change" in why else "period")
+    if asked.numeric and (why := paired_by_position(best)):
+        return abstain(r, why, "paired")
+    if asked.numeric and (why := negation_missing(r.q_text, best)):
+        return abstain(r, why, "negation")
     if rank and not states_ranking(" ".join(ln.text for ln in best.lines)):
         return abstain(r, f"the question selects by rank ({rank!r}) and the text by {best.value!r} states no "
-                          f"ranking; the values would have to be compared")
+                          f"ranking; the values would have to be compared", "rank")
     complete = _complete(best)
     if asked.multi_part:
         complete = False
@@ -378,7 +336,7 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if rivals:
         rv = max(rivals, key=lambda p: p.score)
         caveats.append(f"candidate {rv.lines[0].passage.get('candidate_id')} states {rv.value!r} instead")
-    return _answer(best.value, best.lines, True, complete, best.coverage, caveats)
+    return _answer(best.value, best.lines, True, complete, best.coverage, caveats, pick_rule(asked.cls, best))
 
 
 class ExtractiveProvider:

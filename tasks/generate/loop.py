@@ -105,7 +105,7 @@ def _partial(answers: list[AnswerWithEvidence], note: str) -> AnswerWithEvidence
     if closest is not None:
         return closest.model_copy(update={"caveats": [*closest.caveats, note]})
     return AnswerWithEvidence(value=None, evidence=[], answer_found=False, complete_answer_found=False,
-                              confidence=0.0, caveats=[note])
+                              confidence=0.0, caveats=[note], rule="no_step_read")
 
 
 def run_sequential(client: Completer, question: ParsedQuestion, passages: list[GenerationPassage], budget: Budget,

@@ -135,7 +135,7 @@ def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEF
 def _not_found_answer(result: RetrievalResult) -> AnswerWithEvidence:
     reason = result.not_found_reason or f"retrieval found no passage (rule {result.rule})"
     return AnswerWithEvidence(value=None, evidence=[], answer_found=False, complete_answer_found=False,
-                              confidence=0.0, caveats=[f"not found by retrieval: {reason}"])
+                              confidence=0.0, caveats=[f"not found by retrieval: {reason}"], rule="retrieval_not_found")
 
 
 def reading_order(passages: list[GenerationPassage], result: RetrievalResult) -> list[GenerationPassage]:
@@ -204,6 +204,8 @@ def _row(run_id: str, question: ParsedQuestion, rt: Route, regime: str, out: Reg
         "answer_shape": question.answer_shape, "decomposition": question.decomposition,
         "value_norm": normalise_value(value, question.answer_shape) if a is not None and a.answer_found else None,
         "correct": correct, "call_ids": out.call_ids, "created_at": None, "routed_regime": rt.regime,
+        # a model states no rule: its answers are the model's (the offline reader names each of its rules)
+        "rule": (a.rule or "model") if a is not None else None,
     }
 
 
