@@ -158,9 +158,10 @@ def cooccurrence_boost(primary: int, secondary: int) -> float:
     return 1.0 + 0.5 * (primary - 1) + 0.25 * min(secondary, 2)
 
 
-def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k: int) -> list[DetectorHit]:
+def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k: int,
+                    limit: int | None = None) -> list[DetectorHit]:
     """BM25 over the scope's line windows, re-scored by keyword co-occurrence; a window overlapping a better one is
-    skipped.
+    skipped. ``limit`` (default ``k``): hits returned, the first ``k`` the same whatever the limit.
 
     raw score = (BM25 + 0.01 x distinct query words in the window) x co-occurrence boost. The small word-count term
     keeps a ranking where Okapi's idf floor gives nothing (a word in half of a tiny document's windows scores 0).
@@ -191,7 +192,7 @@ def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k:
             page=page, line_start=start, line_end=end, section_id=section_id,
             matched_keywords=terms.matched(index.token_sets[i]),
         ))
-        if len(hits) == k:
+        if len(hits) == (limit or k):
             break
     return hits
 
