@@ -34,6 +34,7 @@ def format_summary(s: dict[str, Any]) -> str:
         mrr = s["mrr"][m]
         lines.append(f"{m:<12}{_pct(s['page_hit_at_1'][m]):>8}{_pct(s['page_hit_at_5'][m]):>8}"
                      f"{'   –' if mrr is None else f'{mrr:.3f}':>8}")
+    lines.append(pool_line(s))
     nf = s["not_found"]
     lines.append(f"not found: precision {_pct(nf['precision'])}, recall {_pct(nf['recall'])} "
                  f"({nf['correct']}/{nf['predicted']} predicted, {nf['unanswerable']} unanswerable)")
@@ -72,6 +73,21 @@ def format_summary(s: dict[str, Any]) -> str:
                      f"{_pct(f['page_hit_at_5']['arbiter']).strip()}, auto accuracy "
                      f"{_pct(f['answer_accuracy']['auto']).strip()}")
     return "\n".join(lines)
+
+
+def pool_line(s: dict[str, Any]) -> str:
+    """Pool recall@30: how often a gold page (corpus-wide: a gold document) is among the candidates the arbiter
+    judges, the ceiling of any arbiter; a set with document gold only has the document figure alone."""
+    page = s.get("pool_recall_at_30")
+    text = (f"pool recall@30: {_pct(page).strip()} of {s.get('n_pool_recall', 0)} questions with page gold have a "
+            f"gold page among the first 30 candidates" if page is not None else
+            "pool recall@30: no question has page gold")
+    if s.get("doc_pool_recall_at_30") is not None:
+        text += (f"; {_pct(s['doc_pool_recall_at_30']).strip()} of {s['n_doc_pool_recall']} with document gold "
+                 f"have a gold document's candidate")
+    elif page is None:
+        text += " (document gold only: its document-level pool recall is measured by a --corpus-wide run)"
+    return text
 
 
 def eval_cmd(

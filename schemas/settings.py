@@ -35,6 +35,9 @@ class EmbedderSettings(BaseModel):
 
 class DetectSettings(BaseModel):
     top_k_per_detector: int = Field(30, description="hits kept from each detector per question")
+    fill_depth: int = Field(60, description="hits each detector proposes in all: those ranked past "
+                                            "top_k_per_detector only fill the pool places its hits left empty (hits of "
+                                            "one page and section merge into one candidate); <= top_k: no fill")
     pool_size: int = Field(30, description="candidates handed to the arbiter (top by RRF); capped at 200")
     rrf_k: int = Field(60, description="RRF constant")
 

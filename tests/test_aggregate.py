@@ -113,6 +113,28 @@ def test_pool_never_exceeds_200():
     assert len(out) == 250 and sum(c.in_pool for c in out) == MAX_POOL == 200
 
 
+def test_deeper_hits_only_fill_the_places_left_empty(doc):
+    """Deeper hits never merge into a candidate of the top hits (its ranks stay as they were); in a unit of their
+    own they follow every top candidate, in RRF order, and are handed to the arbiter only where places are free."""
+    lines, toc = doc
+    top = [hit("keywords", 1, 0, 4, 5), hit("embeddings", 2, 0, 1, 1)]
+    fill = [hit("keywords", 31, 0, 3, 3),  # page 0, section 2 Claims: the top candidate's unit, dropped
+            hit("embeddings", 32, 1, 10, 11), hit("keywords", 33, 1, 10, 10),  # 3 Contacts: one new candidate
+            hit("embeddings", 31, 1, 6, 7)]  # page 1 of 2 Claims: another new unit
+    out = aggregate("q1", top, lines, toc, pool_size=3, fill=fill)
+    assert [c.brief.candidate_id for c in out] == ["abcdef01:0:l4-5", "abcdef01:0:l1-1", "abcdef01:1:l10-11",
+                                                    "abcdef01:1:l6-7"]
+    assert out[0].brief.ranks == {"keywords": 1}  # the deeper keyword hit of its unit did not join it
+    assert out[2].brief.ranks == {"keywords": 33, "embeddings": 32}
+    assert [c.in_pool for c in out] == [True, True, True, False]
+    assert [c.brief.candidate_id for c in aggregate("q1", top, lines, toc, pool_size=3)] == \
+        [c.brief.candidate_id for c in out[:2]]  # the top candidates are the same with or without a fill
+    sectionless = lines_frame([[f"line {i}" for i in range(12)]])
+    out = aggregate("q1", [hit("keywords", 1, 0, 0, 3)], sectionless, None,
+                    fill=[hit("keywords", 31, 0, 4, 5), hit("keywords", 32, 0, 7, 8)])  # touches: dropped
+    assert [c.brief.candidate_id for c in out] == ["abcdef01:0:l0-3", "abcdef01:0:l7-8"]
+
+
 def test_sectionless_hits_merge_when_adjacent():
     lines = lines_frame([[f"line {i}" for i in range(12)]])
     hits = [hit("keywords", 1, 0, 0, 3), hit("embeddings", 1, 0, 4, 5), hit("keywords", 2, 0, 8, 9)]
@@ -214,3 +236,28 @@ def test_detection_refuses_vectors_of_another_embedder(wh, doc, tmp_path):
                               answer_shape="text", decomposition="single", intent="explain", parser="test")
     with pytest.raises(EmbedderMismatchError, match="64-d"):
         run_detection(question, [DOC], cache, vectors, get_embedder("hash"), Settings())
+
+
+def test_detection_fills_the_pool_with_deeper_hits_and_keeps_its_top(doc, tmp_path):
+    lines, toc = doc
+    question = ParsedQuestion(question_id="q1", text="How long do claims take?", keywords_primary=["claims"],
+                              keywords_secondary=["claim"], answer_shape="text", decomposition="single",
+                              intent="explain", parser="test")
+    embedder = get_embedder("hash")
+    vectors = VectorStore(tmp_path / "lance")
+
+    def detect(fill_depth: int):
+        settings = Settings(home=tmp_path, detect={"pool_size": 6, "top_k_per_detector": 1, "fill_depth": fill_depth})
+        cache = CorpusCache(settings=settings)
+        corpus_doc = cache.add(DOC, lines, toc)
+        if not vectors.count():
+            vectors.replace_doc(DOC, corpus_doc.windows, embedder.embed(corpus_doc.windows["text"].to_list()),
+                                embedder.name)
+        return run_detection(question, [DOC], cache, vectors, embedder, settings)
+
+    alone, filled = detect(0), detect(4)
+    assert all(h.rank == 1 for h in alone.hits) and max(h.rank for h in filled.hits) > 1
+    assert len(filled.pool()) > len(alone.pool())
+    top = [c.brief for c in alone.candidates]
+    assert [c.brief for c in filled.candidates[:len(top)]] == top  # the same candidates first, ranks unchanged
+    assert all(min(c.ranks.values()) > 1 for c in filled.pool()[len(top):])

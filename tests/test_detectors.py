@@ -28,7 +28,7 @@ from tasks.detect.keyword_index import (
     stem,
     tokenize,
 )
-from tasks.detect.plan import exact_identifiers, page_references, plan_detectors
+from tasks.detect.plan import caption_label, exact_identifiers, figure_references, page_references, plan_detectors
 from warehouse.vectors import VectorStore
 
 
@@ -133,6 +133,24 @@ def test_toc_proposes_pages_the_question_names():
     assert all(h.raw_score == hits[0].raw_score for h in hits)
     q = question("What does the last page say?", ["last page"])
     assert [h.page for h in detect_toc("q1", q.text, query_terms(q), cache.docs(None), k=5)] == [4]
+
+
+def test_toc_proposes_the_captions_of_figures_and_tables_the_question_names():
+    texts = ["Intro. As Figure 2 shows, the loss falls.", "Figure 2 shows more below.", "Body text",
+             "Figure 2: Loss curves of both models.", "Table 2. Scores", "Figure 12: Another one", "Last"]
+    lines = pl.DataFrame({"doc_id": ["d"] * 7, "page": [0, 0, 1, 3, 4, 5, 5], "line_no": list(range(7)),
+                          "text": texts})
+    cache = CorpusCache(settings=Settings())
+    cache.add("d", lines, pl.DataFrame())
+    q = question("In Figure 2, which model has the lower loss?", ["figure 2", "loss"])
+    hits = detect_toc("q1", q.text, query_terms(q), cache.docs(None), k=5)
+    assert [(h.page, h.line_start) for h in hits] == [(3, 3)]  # the caption, not the pages that mention it
+    q = question("What do fig. 12 and table 2 compare?", ["fig. 12", "table 2"])
+    assert sorted(h.page for h in detect_toc("q1", q.text, query_terms(q), cache.docs(None), k=5)) == [4, 5]
+    assert figure_references("Compare Figures 3 and Table 4.1 with fig.5") == [("figure", "3"), ("figure", "5")]
+    assert caption_label("Fig. 7. Results") == ("figure", "7") and caption_label("Figure 7 shows") is None
+    plan = plan_detectors(question("What does Table 3 list?", ["table 3"]), {"a": "pages"}, True)
+    assert "toc" in plan.detectors and "a figure or a table" in plan.rule
 
 
 # -- keywords detector -------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from flows.cli_eval import format_summary
+from flows.cli_eval import format_summary, pool_line
 from flows.evaluate import evaluate_into, limited_question_set
 from schemas.contracts import RetrievalResult, RetrievedPassage
 from schemas.settings import get_settings
@@ -17,6 +17,7 @@ from tasks.evaluate.report import eval_section_html
 from tasks.evaluate.score import (
     ANSWER_METHODS,
     PAGE_METHODS,
+    POOL_DEPTH,
     Gold,
     dedupe,
     evaluation_summary,
@@ -132,10 +133,37 @@ def test_headline_metrics_exact(filled):
     assert s["input_tokens"] == {"batch": 230, "sequential": 220, "auto": 170}
     assert s["output_tokens"] == {"batch": 21, "sequential": 22, "auto": 15}
     assert "doc_hit_rate" not in s
+    # the pool holds a gold page for q1 (page 2, third) and q3 (page 0); not q5 (empty pool) nor q6 (never reached)
+    assert (s["pool_recall_at_30"], s["n_pool_recall"]) == (0.5, 4) and "doc_pool_recall_at_30" not in s
+
+
+def test_pool_recall_reads_the_first_30_candidates_in_the_briefs_order():
+    """A gold page counts when it is among the first 30 candidates by RRF rank (the order the arbiter is handed
+    them), whatever the pool's size; corpus-wide, a gold page of another document does not count, a candidate of a
+    gold document counts for the document-level figure; a question with document gold only is not counted."""
+    gold = Gold(question_id="q", question_set="s", answer=None, gold_pages=[7], gold_docs=frozenset({"A"}), labels={})
+    cands = [{**_cand("q", n, 1, n, {}), "doc_id": "B", "ranks": {"keywords": n}} for n in range(1, 41)]
+    cands[POOL_DEPTH] = {**cands[POOL_DEPTH], "doc_id": "A", "page": 7}  # 31st: one past the pool's depth
+    cands[3] = {**cands[3], "page": 7}  # page 7, 4th, but of document B
+    late = {r["method"]: r for r in question_rows(RUN, gold, None, list(reversed(cands)), [], "auto", True)}
+    assert late["pool"]["reciprocal_rank"] == 0.0 and late["doc_pool"]["reciprocal_rank"] == 0.0
+    cands[POOL_DEPTH - 1] = {**cands[POOL_DEPTH - 1], "doc_id": "A", "page": 7}  # 30th: inside
+    inside = {r["method"]: r for r in question_rows(RUN, gold, None, cands, [], "auto", True)}
+    assert inside["pool"]["reciprocal_rank"] > 0 and inside["doc_pool"]["reciprocal_rank"] > 0
+    doc_only = Gold(question_id="d", question_set="s", answer=None, gold_pages=None, gold_docs=frozenset({"B"}),
+                    labels={})
+    s = summarise([*late.values(), *inside.values(),
+                   *question_rows(RUN, doc_only, None, cands, [], "auto", True)])
+    assert (s["pool_recall_at_30"], s["n_pool_recall"]) == (0.5, 2)  # q once out, once in; d has no page gold
+    assert (s["doc_pool_recall_at_30"], s["n_doc_pool_recall"]) == (round(2 / 3, 4), 3)
+    assert format_summary({**s, "run_id": "r", "seconds": 1}).count("pool recall@30: 50.0% of 2 questions") == 1
+    none = summarise(question_rows(RUN, doc_only, None, cands, [], "auto", False))
+    assert none["pool_recall_at_30"] is None and "doc_pool_recall_at_30" not in none
+    assert "document gold only" in pool_line(none)
 
 
 def test_rows_per_question_and_method(filled, wh):
-    assert len(filled) == 6 * (len(PAGE_METHODS) + len(ANSWER_METHODS))
+    assert len(filled) == 6 * (len(PAGE_METHODS) + 1 + len(ANSWER_METHODS))  # + the pool's own row
     stored = load_eval_results(wh, RUN)
     assert stored == filled
     arb = {r["question_id"]: r for r in load_eval_results(wh, RUN, "arbiter")}
@@ -294,7 +322,8 @@ def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
     assert sum(v["answered"] for v in by_rule.values()) == s["n_answered"]["batch"]
     assert sorted(s["by_label"]) == ["answer_format", "kind"] and s["figure_only"] is None
     assert sum(c["n_questions"] for c in s["by_label"]["kind"].values()) == n
-    assert len(stored) == n * (len(PAGE_METHODS) + len(ANSWER_METHODS))
+    assert len(stored) == n * (len(PAGE_METHODS) + 1 + len(ANSWER_METHODS))
+    assert 0 < s["pool_recall_at_30"] <= 1 and s["pool_recall_at_30"] >= s["page_hit_at_5"]["rrf"]
     rebuilt = evaluation_summary(stored)
     assert {k: rebuilt[k] for k in ("page_hit_at_5", "mrr", "not_found", "answer_accuracy", "by_label")} == \
         {k: s[k] for k in ("page_hit_at_5", "mrr", "not_found", "answer_accuracy", "by_label")}
@@ -306,6 +335,7 @@ def test_evaluate_end_to_end_on_sample_corpus(tmp_path):
     assert all(r["docs"] is None for r in wide_scope)
     assert set(wide["doc_hit_rate"]) == set(PAGE_METHODS) and wide["n_doc_gold"] == 4
     assert wide["doc_hit_rate"]["hybrid"] is not None
+    assert wide["doc_pool_recall_at_30"] >= wide["doc_hit_rate"]["rrf"] and wide["n_doc_pool_recall"] == 4
     assert wide["answer_accuracy"]["batch"] is None and wide["answer_accuracy"]["auto"] is not None
 
 

@@ -3,6 +3,11 @@
 RRF (k=60) is computed and stored for the audit and used only to cap the pool handed to the arbiter; it never
 decides. A candidate is one (document, page, innermost section) unit; without a section, hits on one page merge
 when their line ranges overlap or touch.
+
+Merging leaves the pool short: each detector's top 30 hits made 23.5 candidates a question on MMLongBench dev, not
+the 30 places the arbiter has. Deeper hits (``fill``) only fill the places left empty, after every candidate of
+the top hits, and never merge into those (which would change their ranks, and so the pool of a question whose pool
+was full).
 """
 
 from __future__ import annotations
@@ -97,9 +102,11 @@ def snippet(doc: DocCorpus, page: int, line_start: int, line_end: int, keywords:
 
 def aggregate(question_id: str, hits: Sequence[DetectorHit], lines: pl.DataFrame | None, toc: pl.DataFrame | None,
               pool_size: int = 30, rrf_k: int = 60, docs: Mapping[str, DocCorpus] | None = None,
-              ) -> list[AggregatedCandidate]:
+              fill: Sequence[DetectorHit] = ()) -> list[AggregatedCandidate]:
     """Merge hits into candidates, sorted by RRF (ties: best single rank, then document order); the first
-    ``min(pool_size, 200)`` are ``in_pool``.
+    ``min(pool_size, 200)`` are ``in_pool``. ``fill``: the detectors' deeper hits, merged among themselves into
+    candidates that follow every candidate of ``hits`` (RRF order), a hit that falls in a candidate of ``hits``
+    (its unit, or lines that overlap or touch it) dropped: they take the pool places ``hits`` left empty.
 
     ``lines``/``toc`` cover (at least) the hits' documents; ``docs`` (the detectors' prepared corpus views) can be
     given instead, which saves re-reading the frames on the hot path.
@@ -108,7 +115,7 @@ def aggregate(question_id: str, hits: Sequence[DetectorHit], lines: pl.DataFrame
         raise ValueError(f"pool_size must be at least 1, got {pool_size}")
     if not hits:
         return []
-    doc_ids = sorted({h.doc_id for h in hits})
+    doc_ids = sorted({h.doc_id for h in [*hits, *fill]})
     if docs is None:
         if lines is None:
             raise ValueError("aggregate needs the hits' lines (and toc) or their prepared corpus views (docs)")
@@ -116,10 +123,31 @@ def aggregate(question_id: str, hits: Sequence[DetectorHit], lines: pl.DataFrame
     missing = [d for d in doc_ids if d not in docs]
     if missing:
         raise ValueError(f"hits name document(s) {missing} whose lines were not given to aggregate")
-    paths = {d: docs[d].section_paths for d in doc_ids}
     sections = {(h.doc_id, h.line_start): docs[h.doc_id].line_sections[docs[h.doc_id].position(h.line_start)]
-                for h in hits}
+                for h in [*hits, *fill]}
+    briefs = _briefs(question_id, hits, sections, docs, rrf_k)
+    extra = [h for h in fill if not _merges(h, sections[(h.doc_id, h.line_start)], briefs)]
+    ids = {b.candidate_id for b in briefs}
+    briefs += [b for b in _briefs(question_id, extra, sections, docs, rrf_k) if b.candidate_id not in ids]
+    cap = min(pool_size, MAX_POOL)
+    return [AggregatedCandidate(brief=b, rrf_rank=i, in_pool=i <= cap) for i, b in enumerate(briefs, start=1)]
 
+
+def _merges(h: DetectorHit, section_id: int | None, briefs: Sequence[CandidateBrief]) -> bool:
+    """Whether hit ``h`` (its line's section ``section_id``) belongs to one of ``briefs``, as :func:`_groups` merges:
+    the same page and section, or without a section the same page and lines that overlap or touch."""
+    for b in briefs:
+        if b.doc_id != h.doc_id or b.page != h.page or b.section_id != section_id:
+            continue
+        if section_id is not None or (h.line_start <= b.line_end + 1 and b.line_start <= h.line_end + 1):
+            return True
+    return False
+
+
+def _briefs(question_id: str, hits: Sequence[DetectorHit], sections: dict[tuple[str, int], int | None],
+            docs: Mapping[str, DocCorpus], rrf_k: int) -> list[CandidateBrief]:
+    """The candidates of ``hits``, sorted by RRF (ties: best single rank, then document order)."""
+    paths = {d: docs[d].section_paths for d in {h.doc_id for h in hits}}
     briefs: list[CandidateBrief] = []
     for group in _groups(hits, sections):
         best: dict[str, DetectorHit] = {}
@@ -143,5 +171,4 @@ def aggregate(question_id: str, hits: Sequence[DetectorHit], lines: pl.DataFrame
             rrf_score=rrf_score(ranks, rrf_k),
         ))
     briefs.sort(key=lambda b: (-b.rrf_score, min(b.ranks.values()), b.doc_id, b.page, b.line_start))
-    cap = min(pool_size, MAX_POOL)
-    return [AggregatedCandidate(brief=b, rrf_rank=i, in_pool=i <= cap) for i, b in enumerate(briefs, start=1)]
+    return briefs

@@ -18,7 +18,7 @@ from tasks.detect.keyword_index import (
     TitleEntry,
     tokenize,
 )
-from tasks.detect.plan import page_references
+from tasks.detect.plan import caption_label, figure_references, page_references
 
 TOC_ANCHOR_LINES = 5  # a TOC hit points at the heading line and the first lines under it
 EMBEDDING_OVERFETCH = 3  # nearest windows fetched per hit kept, since overlapping neighbours are skipped
@@ -90,11 +90,30 @@ def named_pages(question_text: str, docs: Sequence[DocCorpus]) -> list[tuple[Doc
     return out
 
 
+def named_captions(question_text: str, docs: Sequence[DocCorpus]) -> list[tuple[DocCorpus, TitleEntry]]:
+    """The captions of the figures and tables the question names ('In Figure 9, ...' -> the line 'Figure 9: ...'), as
+    units that start at the caption line: a figure's page is where its caption is, whatever the text around it."""
+    refs = set(figure_references(question_text))
+    out: list[tuple[DocCorpus, TitleEntry]] = []
+    if not refs:
+        return out
+    for doc in docs:
+        for i, text in enumerate(doc.line_texts):
+            if caption_label(text) not in refs:
+                continue
+            _, last = doc.page_span(doc.line_pages[i])
+            out.append((doc, TitleEntry(
+                section_id=doc.line_sections[i] if doc.line_sections[i] is not None else -1, level=0,
+                page_start=doc.line_pages[i], line_start=doc.line_nos[i], line_end=doc.line_nos[last], number=None,
+                tokens=(), parent_tokens=frozenset(), path_tokens=frozenset())))
+    return out
+
+
 def detect_toc(question_id: str, question_text: str, terms: QueryTerms, docs: Sequence[DocCorpus],
                k: int) -> list[DetectorHit]:
     """Section titles (and their parents) against the question's keywords; 'pages' units are never scored by title.
     Pages the question names ('page 3', 'second page') are proposed too: the physical page and any page printed
-    with that number.
+    with that number; and so are the captions of the figures and tables it names (:func:`named_captions`).
 
     Anchor: the section's (page's) first page, lines ``line_start .. min(line_end, line_start + 4)`` (the heading
     and what follows it).
@@ -110,6 +129,7 @@ def detect_toc(question_id: str, question_text: str, terms: QueryTerms, docs: Se
             if score > 0:
                 scored.append((score, doc, title))
     scored.extend((PAGE_REFERENCE_SCORE, doc, unit) for doc, unit in named_pages(question_text, docs))
+    scored.extend((PAGE_REFERENCE_SCORE, doc, unit) for doc, unit in named_captions(question_text, docs))
     scored.sort(key=lambda x: (-x[0], x[2].level, x[1].doc_id, x[2].line_start))
     hits = []
     for rank, (score, doc, title) in enumerate(scored[:k], start=1):
@@ -158,9 +178,10 @@ def cooccurrence_boost(primary: int, secondary: int) -> float:
     return 1.0 + 0.5 * (primary - 1) + 0.25 * min(secondary, 2)
 
 
-def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k: int) -> list[DetectorHit]:
+def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k: int,
+                    limit: int | None = None) -> list[DetectorHit]:
     """BM25 over the scope's line windows, re-scored by keyword co-occurrence; a window overlapping a better one is
-    skipped.
+    skipped. ``limit`` (default ``k``): hits returned, the first ``k`` the same whatever the limit.
 
     raw score = (BM25 + 0.01 x distinct query words in the window) x co-occurrence boost. The small word-count term
     keeps a ranking where Okapi's idf floor gives nothing (a word in half of a tiny document's windows scores 0).
@@ -191,7 +212,7 @@ def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k:
             page=page, line_start=start, line_end=end, section_id=section_id,
             matched_keywords=terms.matched(index.token_sets[i]),
         ))
-        if len(hits) == k:
+        if len(hits) == (limit or k):
             break
     return hits
 

@@ -48,6 +48,27 @@ _PAGE_NUMBER = re.compile(
 _PAGE_ORDINAL = re.compile(r"\b(" + "|".join(_ORDINALS) + r"|last)\s+(?:[a-z]+\s+)?page\b", re.IGNORECASE)
 
 
+# A figure or table the question names ('Figure 9', 'Fig. 2', 'table 3'), and the caption line that labels it: the
+# label at the start of a line, then ':', '.' or '|' ('Figure 9: ...', 'Table 3. ...'; not 'Figure 9 shows ...').
+_FIGURE_REFERENCE = re.compile(r"\b(fig(?:ure)?s?\.?|tables?)\s*(\d{1,3})\b(?![.,]\d)", re.IGNORECASE)
+_CAPTION = re.compile(r"^\s*(fig(?:ure)?\.?|table)\s*(\d{1,3})\s*[.:|]", re.IGNORECASE)
+
+
+def _label_kind(word: str) -> str:
+    return "table" if word.lower().startswith("table") else "figure"
+
+
+def figure_references(text: str) -> list[tuple[str, str]]:
+    """('figure' | 'table', number) of each figure or table the question names, in order."""
+    return list(dict.fromkeys((_label_kind(m.group(1)), m.group(2)) for m in _FIGURE_REFERENCE.finditer(text)))
+
+
+def caption_label(line: str) -> tuple[str, str] | None:
+    """('figure' | 'table', number) when ``line`` opens a caption ('Figure 9: ...', 'Table 3. ...')."""
+    m = _CAPTION.match(line)
+    return (_label_kind(m.group(1)), m.group(2)) if m else None
+
+
 def page_references(text: str) -> list[int]:
     """Pages the question names, 1-based as written ('page 3', 'page(1)', 'page two', 'second page'); -1 = 'last
     page'."""
@@ -104,8 +125,8 @@ def plan_detectors(question: ParsedQuestion, toc_sources: Mapping[str, str],
         chosen.discard("toc")
         reasons.append("no toc: no document in scope")
     elif all(src == "pages" for src in toc_sources.values()):
-        if page_references(question.text):
-            reasons.append("toc: only page units, but the question names a page")
+        if page_references(question.text) or figure_references(question.text):
+            reasons.append("toc: only page units, but the question names a page, a figure or a table")
         else:
             chosen.discard("toc")
             reasons.append("no toc: only page units (no outline or headings)")

@@ -97,6 +97,7 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
     of the pool is kept for them (:data:`OTHERS_IN_POOL`)."""
     t0 = time.perf_counter()
     k = settings.detect.top_k_per_detector
+    depth = max(k, settings.detect.fill_depth)
     scope = corpus.doc_ids(doc_ids)
     docs = corpus.docs(scope)
     plan = plan_detectors(question, {d.doc_id: d.toc_source for d in docs},
@@ -114,32 +115,40 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
     vector = embedder.embed([text])[0] if "embeddings" in plan.detectors else None
     t1 = time.perf_counter()
     hits: list[DetectorHit] = []
+    fill: list[DetectorHit] = []  # ranked past k: they only fill the pool places the first k left empty
     timings: dict[str, float] = {}
 
     def call(name: str, ids: list[str] | None) -> list[DetectorHit]:
-        """One detector over ``ids`` (None: the question's whole scope, searched as before scoping existed)."""
+        """One detector over ``ids`` (None: the question's whole scope, searched as before scoping existed), ``depth``
+        hits deep (its first ``k`` the same as at depth ``k``)."""
         if name == "toc":
-            return detect_toc(qid, text, terms, docs if ids is None else [doc_map[d] for d in ids], k)
+            return detect_toc(qid, text, terms, docs if ids is None else [doc_map[d] for d in ids], depth)
         if name == "keywords":
-            return detect_keywords(qid, terms, corpus.index(scope if ids is None else ids), k)
+            return detect_keywords(qid, terms, corpus.index(scope if ids is None else ids), k, depth)
         return detect_embeddings(qid, text, terms, vectors, embedder, doc_map, search_scope if ids is None else ids,
-                                 k, vector=vector)
+                                 depth, vector=vector)
 
     for name in plan.detectors:
         started = time.perf_counter()
         if preference is None:
-            hits.extend(call(name, None))
+            found = call(name, None)
+            hits.extend(found[:k])
+            fill.extend(found[k:])
         else:
-            hits.extend(scoped_hits([call(name, g) for g in preference.groups], call(name, None),
-                                    preference.preferred))
+            groups, everywhere = [call(name, g) for g in preference.groups], call(name, None)
+            top = scoped_hits([g[:k] for g in groups], everywhere[:k], preference.preferred)
+            deeper = scoped_hits([g[k:] for g in groups], everywhere[k:], preference.preferred)
+            hits.extend(top)
+            fill.extend(h.model_copy(update={"rank": len(top) + h.rank}) for h in deeper)
         timings[name] = time.perf_counter() - started
     t2 = time.perf_counter()
-    candidates = aggregate(qid, hits, None, None, settings.detect.pool_size, settings.detect.rrf_k, docs=doc_map)
+    candidates = aggregate(qid, hits, None, None, settings.detect.pool_size, settings.detect.rrf_k, docs=doc_map,
+                           fill=fill)
     candidates = with_identities(candidates, facts, preference, settings.detect.pool_size)
     t3 = time.perf_counter()
     absent = absent_terms(question, scope, corpus)
     t4 = time.perf_counter()
-    return Detection(plan=plan, hits=hits, candidates=candidates, absent_terms=absent,
+    return Detection(plan=plan, hits=hits + fill, candidates=candidates, absent_terms=absent,
                      seconds={"plan": t1 - t0, **timings, "detectors": t2 - t1, "aggregate": t3 - t2,
                               "absent_terms": t4 - t3, "total": t4 - t0})
 

@@ -10,6 +10,10 @@ Per question, one ``eval_results`` row per method:
   the first kept passage (its decision: a not-found keeps nothing), hit@5 and MRR read the whole order.
 - document methods (``doc_<page method>``, corpus-wide runs only): the same ranking over documents, against the
   question's gold documents.
+- the pool (``pool``; ``doc_pool`` corpus-wide): the first POOL_DEPTH candidates handed to the arbiter, in the
+  brief's order (RRF rank), as (doc, page); its row's reciprocal rank is above 0 when one of them lies on a gold
+  page (a gold document), and the share of such questions is ``pool_recall_at_30`` (``doc_pool_recall_at_30``):
+  the ceiling of any arbiter, rules or model, that judges this pool.
 - answer methods (``batch``, ``sequential``, ``auto`` = the regime the router picked): ``answer_correct`` by
   :func:`tasks.generate.normalise.answer_matches`, and the regime's tokens.
 
@@ -35,6 +39,8 @@ K = 5
 SEARCH_BASELINES: tuple[str, ...] = ("hybrid",)
 PAGE_METHODS: tuple[str, ...] = ("arbiter", *SEARCH_BASELINES, "rrf", *DETECTORS)
 DOC_METHODS: tuple[str, ...] = tuple(f"doc_{m}" for m in PAGE_METHODS)
+POOL_METHOD = "pool"  # the pool itself: what any arbiter can choose from (pool recall), not a ranking to compare
+POOL_DEPTH = 30  # pool recall@30: a gold page among the first 30 candidates the arbiter is handed
 ANSWER_METHODS: tuple[str, ...] = ("batch", "sequential", "auto")
 TEXT_EVIDENCE = ("text", "table", "layout")  # evidence_sources fragments a text-only pipeline can read
 MAX_LABEL_VALUES = 20  # a label with more distinct values is free text, not a category: no breakdown
@@ -101,6 +107,13 @@ def baseline_rankings(candidates: Sequence[dict[str, Any]]) -> dict[str, list[tu
     return out
 
 
+def pool_ranking(candidates: Sequence[dict[str, Any]], depth: int = POOL_DEPTH) -> list[tuple[str, int]]:
+    """(doc_id, page) of the first ``depth`` candidates handed to the arbiter, in the brief's order (RRF rank, the
+    order detection hands them over), deduplicated."""
+    brief = sorted(candidates, key=lambda c: (c["rrf_rank"], c["candidate_id"]))[:depth]
+    return dedupe((c["doc_id"], c["page"]) for c in brief)
+
+
 # -- per-question rows -----------------------------------------------------------------------------------------------
 def _base(run_id: str, gold: Gold, method: str) -> dict[str, Any]:
     return {"run_id": run_id, "question_set": gold.question_set, "question_id": gold.question_id, "method": method,
@@ -162,10 +175,11 @@ def question_rows(run_id: str, gold: Gold, retrieval: dict[str, Any] | None, can
     kept = arbiter_ranking(result)
     rankings = {"arbiter": arbiter_full_ranking(kept, verdicts or [], candidates), **baseline_rankings(candidates),
                 **{m: (searched or {}).get(m) for m in SEARCH_BASELINES}}
-    rows = [page_row(run_id, gold, m, rankings[m]) for m in PAGE_METHODS]
+    rankings[POOL_METHOD] = pool_ranking(candidates)
+    rows = [page_row(run_id, gold, m, rankings[m]) for m in (*PAGE_METHODS, POOL_METHOD)]
     rows[0]["predicted_not_found"] = result is not None and result.status == "not_found"
     if doc_level:
-        rows += [doc_row(run_id, gold, m, rankings[m]) for m in PAGE_METHODS]
+        rows += [doc_row(run_id, gold, m, rankings[m]) for m in (*PAGE_METHODS, POOL_METHOD)]
     # the arbiter's hit@1 is its decision, what it kept first (a not-found keeps nothing); hit@5 and MRR read its
     # order of the whole pool
     for row in rows:
@@ -245,6 +259,7 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         # (a search baseline that was not run for a question leaves its metrics NULL: it is not a miss)
         out[key] = {m: _mean([r[col] for r in by_method[m] if r["gold_pages"] and r[col] is not None])
                     for m in PAGE_METHODS}
+    out.update(pool_recall(by_method))
     judged = [r for r in by_method["arbiter"] if r["gold_pages"] is not None]
     predicted = sum(1 for r in judged if r["predicted_not_found"])
     actual = sum(1 for r in judged if r["unanswerable"])
@@ -261,6 +276,19 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         for key, col in (("doc_hit_rate", "hit_at_1"), ("doc_hit_at_5", "hit_at_5"), ("doc_mrr", "reciprocal_rank")):
             out[key] = {m[4:]: _mean([r[col] for r in by_method[m] if r[col] is not None]) for m in DOC_METHODS}
         out["n_doc_gold"] = sum(1 for r in by_method["doc_arbiter"] if r["hit_at_1"] is not None)
+    return out
+
+
+def pool_recall(by_method: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Share of the questions with page gold whose pool (first POOL_DEPTH candidates) holds a gold page, and, where
+    document rows exist (corpus-wide runs), of the questions with document gold whose pool holds a gold document's
+    candidate; None where no question has that gold (a set with document gold only has no page-level figure)."""
+    pages = [r["reciprocal_rank"] > 0 for r in by_method[POOL_METHOD]
+             if r["gold_pages"] and r["reciprocal_rank"] is not None]
+    out: dict[str, Any] = {"pool_recall_at_30": _mean(pages), "n_pool_recall": len(pages)}
+    if by_method[f"doc_{POOL_METHOD}"]:
+        docs = [r["reciprocal_rank"] > 0 for r in by_method[f"doc_{POOL_METHOD}"] if r["reciprocal_rank"] is not None]
+        out |= {"doc_pool_recall_at_30": _mean(docs), "n_doc_pool_recall": len(docs)}
     return out
 
 
