@@ -10,10 +10,12 @@ from datetime import date
 import polars as pl
 import pytest
 
+from schemas.contracts import ArbiterOutput, CandidateBrief, CandidateVerdict
 from schemas.settings import Settings
 from tasks.arbiter.brief import build_arbiter_request
-from tasks.arbiter.dispatch import dispatch
-from tasks.arbiter.rules import arbitrate
+from tasks.arbiter.dispatch import dispatch, verdict_order
+from tasks.arbiter.named import arbitrate_named
+from tasks.arbiter.rules import BANDS, arbitrate
 from tasks.corpus.fiscal import closing_month
 from tasks.corpus.identity import frame_lines, read_identity
 from tasks.corpus.parse import LINE_SCHEMA
@@ -192,3 +194,36 @@ def test_a_dated_document_answers_for_its_year():
     (quarter,) = asked_periods("in Q1 2021")
     assert period_match(year, doc) == EXACT and period_match(quarter, doc) == SAME_YEAR
     assert DocPeriod.of(read_identity([], {})) is None
+
+
+def _brief(cid: str, doc: str, group: int | None) -> CandidateBrief:
+    return CandidateBrief(question_id="q", candidate_id=cid, doc_id=doc, page=1, line_start=1, line_end=2, section="",
+                          methods=["keywords"], ranks={"keywords": 1}, raw_scores={"keywords": 1.0},
+                          matched_keywords=[], snippet="", rrf_score=0.01, document=doc,
+                          preferred="the question names it" if group is not None else "", preferred_group=group)
+
+
+def test_another_documents_passages_rank_after_the_named_documents_once_it_holds_a_primary():
+    # each pool's relevance is relative to its own pool: without the recast, the other filing's supporting line
+    # (0.6) would rank above the named filing's own (0.5) in the arbiter's order
+    pool = [_brief("n1", "named", 0), _brief("n2", "named", 0), _brief("o1", "other", None),
+            _brief("o2", "other", None)]
+    roles = {"n1": ("primary", 0.9), "n2": ("supporting", 0.5), "o1": ("primary", 0.9), "o2": ("supporting", 0.6)}
+
+    def judge(question, candidates, absent):
+        return ArbiterOutput(verdicts=[CandidateVerdict(candidate_id=c.candidate_id, role=roles[c.candidate_id][0],
+                                                        reason="rules", relevance=roles[c.candidate_id][1])
+                                       for c in candidates])
+
+    q = parse_question("q", "What was research and development expense?")
+    out = arbitrate_named(q, pool, [], judge, BANDS)
+    role = {v.candidate_id: v.role for v in out.verdicts}
+    assert role == {"n1": "primary", "n2": "supporting", "o1": "tangential", "o2": "tangential"}
+    assert all("does not name" in v.reason for v in out.verdicts if v.candidate_id.startswith("o"))
+    order = verdict_order([(v.candidate_id, v.role, v.relevance) for v in out.verdicts])
+    assert order[:2] == ["n1", "n2"]
+
+    roles["n1"] = ("supporting", 0.55)  # no primary in the named filing: the identity may be wrong, nothing moves
+    out = arbitrate_named(q, pool, [], judge, BANDS)
+    assert {v.candidate_id: v.role for v in out.verdicts} == {"n1": "supporting", "n2": "supporting",
+                                                              "o1": "primary", "o2": "supporting"}

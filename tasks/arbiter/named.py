@@ -4,8 +4,10 @@ from what the documents say they are: ``tasks.detect.scope``); the arbiter judge
 - The named documents' passages are judged as a pool of their own, as if the question had been asked of those
   documents alone (the rules' bars and term weights are relative to a pool: another company's filing printing the
   same line items would otherwise set the bar), and the other documents' passages as another pool.
-- Once a named document holds a primary, a primary of another document becomes tangential, with the reason:
-  another company's or another period's line items match the question's words as well, and are not its answer.
+- Once a named document holds a primary, a primary or supporting passage of another document becomes tangential,
+  with the reason: another company's or another period's line items match the question's words as well, and are
+  not its answer nor its context (each pool's relevance is relative to its own pool, so another document's
+  supporting passage would otherwise rank beside the named document's own).
   When no named document holds one, nothing changes: the identity may be wrong, or the answer elsewhere, and the
   other documents' passages keep the roles the rules gave them.
 - Over two groups of named documents or more (a comparison), each group keeps one primary, its best (a group
@@ -47,7 +49,7 @@ def arbitrate_named(question: ParsedQuestion, candidates: list[CandidateBrief], 
     if any(verdicts[i].role == "primary" for i in named):
         for i in others:
             v = verdicts[i]
-            if v.role == "primary":
+            if v.role in ("primary", "supporting"):
                 other = candidates[i].document or f"document {candidates[i].doc_id[:8]}"
                 _recast(v, "tangential", bands, f"{v.reason}; but from a document the question does not name ({other})")
     not_found = first.not_found and second.not_found
