@@ -152,6 +152,7 @@ def measure(pages: int, embedder: str, args: argparse.Namespace, run=spawn) -> d
 
 ROWS = (  # label, how to read it off a size's result, format
     ("pages (documents)", lambda r: f"{r['ingest']['pages']} ({r['ingest']['docs']})", None),
+    ("questions (each scope)", lambda r: r["answer"]["doc"]["questions"], None),
     ("embedder", lambda r: r["embedder"], None),
     ("line windows", lambda r: r["ingest"]["windows"], "{:,}"),
     ("ingest pages/s", lambda r: r["ingest"]["pages"] / r["ingest"]["wall_s"], "{:.1f}"),
@@ -216,12 +217,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gen-workers", type=int, default=2, help="processes drawing the corpus")
     ap.add_argument("--json", type=Path, default=None, help="every figure, as JSON")
+    ap.add_argument("--from-json", type=Path, nargs="+", default=None,
+                    help="print the table of earlier runs' --json files (sizes in the order given), measuring nothing")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     offline_environment()
     if args.child:
         print("RESULT " + json.dumps(run_child(args.child, json.loads(args.params))))
+        return 0
+    if args.from_json:
+        results = [r for path in args.from_json for r in json.loads(path.read_text())]
+        print(table(results))
+        if len(results) > 1:
+            print(growth(results))
         return 0
     sizes = [int(s) for s in args.pages.split(",")]
     embedders = args.embedder.split(",")
