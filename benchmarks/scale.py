@@ -23,6 +23,7 @@ import json
 import math
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -136,7 +137,7 @@ def measure(pages: int, embedder: str, args: argparse.Namespace, run=spawn) -> d
     generated = time.perf_counter() - t0
     home = args.work / f"{pages}-{embedder}"
     if home.exists():
-        subprocess.run(["rm", "-rf", str(home)], check=True)
+        shutil.rmtree(home)
     home.mkdir(parents=True)
     qpath = write_questions(corpus, home / "questions.jsonl", args.questions)
     root = {"home": str(home)}

@@ -56,7 +56,7 @@ def test_documents_are_the_same_whatever_the_size(corpus, tmp_path):
     assert small.pdfs == corpus.pdfs[:len(small.pdfs)] and small.pages >= 30
     spec, question = varied_document(1)
     assert (spec, question) == varied_document(1) and spec != varied_document(2)[0]
-    fresh = ensure_varied_corpus(tmp_path, 30)  # drawn again elsewhere: byte for byte the same PDFs
+    fresh = ensure_varied_corpus(tmp_path, 30, workers=2)  # drawn again, by two processes: the same bytes
     assert [p.read_bytes() for p in fresh.pdfs] == [p.read_bytes() for p in small.pdfs]
 
 

@@ -194,20 +194,20 @@ def ensure_varied_corpus(root: Path, pages: int, seed: int = 0, workers: int = 1
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     rows = _manifest(root, seed)
-    with (root / "manifest.jsonl").open("a") as out:
-        while sum(r["pages"] for r in rows) < pages:
-            # a batch sized to the pages missing (~26 pages a document), so a small target draws few extra documents
-            missing = pages - sum(r["pages"] for r in rows)
-            batch = [(len(rows) + k, seed, str(root)) for k in range(max(1, min(4 * workers, missing // 26 + 1)))]
-            if workers > 1:
-                with ProcessPoolExecutor(workers) as pool:
-                    drawn = list(pool.map(_write, batch))
-            else:
-                drawn = [_write(b) for b in batch]
-            for row in drawn:
-                out.write(json.dumps(row) + "\n")
-                rows.append(row)
-            out.flush()
+    pool = ProcessPoolExecutor(workers) if workers > 1 and sum(r["pages"] for r in rows) < pages else None
+    try:
+        with (root / "manifest.jsonl").open("a") as out:
+            while sum(r["pages"] for r in rows) < pages:
+                # a batch sized to the pages missing (~26 pages a document): a small target draws few extra documents
+                missing = pages - sum(r["pages"] for r in rows)
+                batch = [(len(rows) + k, seed, str(root)) for k in range(max(1, min(4 * workers, missing // 26 + 1)))]
+                for row in (pool.map(_write, batch) if pool else map(_write, batch)):
+                    out.write(json.dumps(row) + "\n")
+                    rows.append(row)
+                out.flush()
+    finally:
+        if pool is not None:
+            pool.shutdown()
     chosen, total = [], 0
     for row in rows:
         if total >= pages:
