@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import shutil
+import time
+import types
 from pathlib import Path
 
 import pytest
 
+from flows import ingest as flow_ingest
 from flows.ingest import ingest_into
 from schemas.settings import get_settings
 from tasks.corpus.embed import HashEmbedder
@@ -120,3 +123,18 @@ def test_bad_files_recorded_and_rest_ingested(settings, sample, tmp_path):
         assert by_name[name]["status"] in ("failed", "missing")
         assert by_name[name]["error"].startswith(kind + ":"), by_name[name]["error"]
     assert by_name["vendor_note.pdf"]["status"] == "ok"
+
+
+def test_local_threads_keep_few_documents_ahead_of_the_writer(monkeypatch):
+    """Outcomes come in the order of the paths, and however slow the writer, at most ``AHEAD_PER_WORKER`` documents
+    a thread are processed ahead of it (every document used to be submitted at once)."""
+    started: list[int] = []
+    monkeypatch.setattr(flow_ingest, "process_document",
+                        types.SimpleNamespace(fn=lambda p, spec: started.append(p) or p))
+    taken, ahead = [], 0
+    for outcome in flow_ingest.local_threads(2)(list(range(40)), None):
+        taken.append(outcome)
+        ahead = max(ahead, len(started) - len(taken))
+        time.sleep(0.002)  # a writer slower than the workers
+    assert taken == list(range(40))
+    assert ahead <= flow_ingest.AHEAD_PER_WORKER * 2
