@@ -9,7 +9,7 @@ from tasks.generate.lists import _stated_count, asked_values, pick_counted
 from tasks.generate.normalise import split_items
 from tasks.generate.typed import Reader
 from tasks.questions.asked import asked_class
-from tests.reader.kit import DOC_A, DOC_B, answer, numbered, passage, passage_at, q
+from tests.reader.kit import DOC_A, DOC_B, OUTCOMES, answer, numbered, passage, passage_at, q
 
 
 LIST_A = numbered("c1", 2, [(20, "Uses of the remote sensing satellite constellation:"),
@@ -37,15 +37,6 @@ def test_list_in_batch_combines_passages():
     assert split_items(a.value)[-3:] == ["flood mapping", "ocean state forecasting", "fisheries"]
     assert a.complete_answer_found
     assert {e.doc_id for e in a.evidence} == {DOC_A, DOC_B}
-
-
-OUTCOMES = ["UNIT 7: Designing Structures", "STUDENTS WILL ANSWER THESE LEARNING OUTCOMES:",
-            "• What are the traditional forms of structure?", "• Why do companies use teams?",
-            "• How does the informal organization affect the company?", "Unit 7 Key Assignments:",
-            "• Ethics report", "UNIT 8: Managing People", "STUDENTS WILL ANSWER THESE LEARNING OUTCOMES:",
-            "• How do firms recruit applicants?", "• How do firms select qualified applicants? What",
-            "makes a selection fair?", "• What are the key laws?", "• What trends affect labor relations?",
-            "Unit 8 Key Assignments:", "• Quiz #4"]
 
 
 def test_bullets_under_the_line_that_names_the_counted_noun_are_counted_in_the_unit_asked():

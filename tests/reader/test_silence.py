@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tasks.generate.guards import paired_by_position
-from tasks.generate.prompts import GenerationPassage, PassageLine
 from tasks.generate.sentences import PLine
 from tasks.generate.typed import Pick
-from tests.reader.kit import DOC, answer, numbered, passage, passage_at, q
+from tests.reader.kit import COSTS, OUTCOMES, answer, numbered, page, passage, passage_at, q
 
 
 def test_numbers_in_an_index_are_page_references():
@@ -62,15 +61,6 @@ def test_typed_value_only_in_a_neighbouring_sentence_is_not_the_answer():
     p = numbered("c1", 0, [(1, "Revenue history and notes."), (2, "Unrelated stock of $7 about office furniture.")])
     a = answer(q("What was the total revenue in 2023?", "amount", ["total revenue", "2023"]), [p], "sequential")
     assert (a.value, a.answer_found, a.complete_answer_found) == (None, False, False)
-
-
-COSTS = ["Operating costs for the periods were as follows (dollars in millions):",
-         "Three Months Ended Nine Months Ended", "March 30,", "2024", "March 31,", "2023", "March 30,", "2024",
-         "March 31,", "2023",
-         "Research and development $ 1,210 $ 1,105 $ 3,480 $ 3,020",
-         "Percentage of total revenue 9 % 8 % 9 % 8 %",
-         "Sales and marketing $ 950 $ 990 $ 2,700 $ 2,810",
-         "Total operating costs $ 2,160 $ 2,095 $ 6,180 $ 5,830"]
 
 
 @pytest.mark.parametrize("text,primary", [
@@ -129,15 +119,6 @@ def test_a_row_naming_the_segment_but_not_the_metric_is_not_read():
     assert a.value != "210 million"
 
 
-OUTCOMES = ["UNIT 7: Designing Structures", "STUDENTS WILL ANSWER THESE LEARNING OUTCOMES:",
-            "• What are the traditional forms of structure?", "• Why do companies use teams?",
-            "• How does the informal organization affect the company?", "Unit 7 Key Assignments:",
-            "• Ethics report", "UNIT 8: Managing People", "STUDENTS WILL ANSWER THESE LEARNING OUTCOMES:",
-            "• How do firms recruit applicants?", "• How do firms select qualified applicants? What",
-            "makes a selection fair?", "• What are the key laws?", "• What trends affect labor relations?",
-            "Unit 8 Key Assignments:", "• Quiz #4"]
-
-
 def test_a_list_cut_off_by_the_end_of_the_passage_is_not_counted():
     a = answer(q("How many learning outcomes should be answered in unit 8?", "amount",
                  ["learning outcomes", "outcomes", "unit 8"]), [passage("c", 5, OUTCOMES[:12], start=260)])
@@ -181,19 +162,6 @@ def test_a_count_of_a_unit_of_measure_is_not_read_from_a_list():
     a = answer(q("How many grams of coffee does the filter take?", "amount", ["grams", "coffee", "filter"]),
                [passage("g", 2, lines, start=10)])
     assert not a.answer_found
-
-
-DOC = "d" * 64
-
-
-FOOTER = "Issue 01 (2020-09-07) Copyright © Example Technologies Co., Ltd. {}"
-
-
-def page(n: int, lines: list[str], start: int) -> GenerationPassage:
-    lines = lines + [FOOTER.format(n + 1)]
-    return GenerationPassage(candidate_id=f"c{n}", doc_id=DOC, page=n, line_start=start,
-                             line_end=start + len(lines) - 1, section="5.5 Setting watch faces",
-                             lines=[PassageLine(line_no=start + i, page=n, text=t) for i, t in enumerate(lines)])
 
 
 def test_a_date_in_the_footer_is_not_the_answer():

@@ -11,13 +11,13 @@ from tasks.generate.cells import is_header, parse_row, question_period
 from tasks.generate.extractive import ExtractiveProvider, extract_answer
 from tasks.generate.loop import run_sequential
 from tasks.generate.normalise import answer_matches
-from tasks.generate.prompts import GenerationPassage, PassageLine, build_generation_request
+from tasks.generate.prompts import build_generation_request
 from tasks.generate.router import Budget
 from tasks.generate.sentences import PLine, furniture_lines
 from tasks.generate.values import find_amounts, iso_date
 from tasks.llm.base import LLMResult
 from tasks.questions.asked import asked_class
-from tests.reader.kit import DOC, DOC_A, answer, numbered, passage, passage_at, q
+from tests.reader.kit import COSTS, DOC_A, HANDBOOK, answer, numbered, page, passage, passage_at, q
 
 
 REVENUE = numbered("c1", 4, [(40, "Financial highlights"), (41, "Total revenue in 2023 reached $4.2 million, up 12%"),
@@ -89,15 +89,6 @@ def test_bare_value_cell_under_its_label_is_complete():
     p = numbered("c1", 3, [(30, "Cash flow"), (31, "$1.2 million"), (32, "Notes")])
     a = answer(q("What was the net operating cash flow of the subsidiary?", "amount", CASH_WORDS), [p], "sequential")
     assert (a.value, a.answer_found, a.complete_answer_found) == ("$1.2 million", True, True)
-
-
-COSTS = ["Operating costs for the periods were as follows (dollars in millions):",
-         "Three Months Ended Nine Months Ended", "March 30,", "2024", "March 31,", "2023", "March 30,", "2024",
-         "March 31,", "2023",
-         "Research and development $ 1,210 $ 1,105 $ 3,480 $ 3,020",
-         "Percentage of total revenue 9 % 8 % 9 % 8 %",
-         "Sales and marketing $ 950 $ 990 $ 2,700 $ 2,810",
-         "Total operating costs $ 2,160 $ 2,095 $ 6,180 $ 5,830"]
 
 
 @pytest.mark.parametrize("text,primary,value", [
@@ -227,16 +218,6 @@ def test_notice_to_end_without_cause_is_the_notice_period_not_a_clause_number():
     assert answer_matches(a.value, "90 days' prior written notice", "amount")
 
 
-HANDBOOK = passage("h1", 2, [
-    "Employees are also classified by schedule. Full-time employees are regularly scheduled",
-    "to work at least 35 hours a week. Part-time employees are regularly scheduled for fewer",
-    "than 35 hours a week.",
-    "2.3 Probationary Period",
-    "Every new employee, and every employee who moves into a new role, begins with a",
-    "probationary period of 90 calendar days. Shift swaps are allowed when both",
-    "employees agree and the supervisor approves the swap."], start=51)
-
-
 def test_probation_period_is_the_days_stated_not_an_hour_count():
     a = answer(q("How long is the probation period for new hires?", "amount",
                  ["probation", "probation period", "period", "new", "new hires", "hires"]), [HANDBOOK])
@@ -288,19 +269,6 @@ def test_a_running_footer_and_a_copyright_notice_are_furniture():
         (3, "14"), (7, "15"),  # page numbers alone are no header
         (9, "© 2021 Example Corp. All rights reserved.")])]
     assert {lines.index(ln) for ln in lines if id(ln) in furniture_lines(lines)} == {0, 1, 8}
-
-
-DOC = "d" * 64
-
-
-FOOTER = "Issue 01 (2020-09-07) Copyright © Example Technologies Co., Ltd. {}"
-
-
-def page(n: int, lines: list[str], start: int) -> GenerationPassage:
-    lines = lines + [FOOTER.format(n + 1)]
-    return GenerationPassage(candidate_id=f"c{n}", doc_id=DOC, page=n, line_start=start,
-                             line_end=start + len(lines) - 1, section="5.5 Setting watch faces",
-                             lines=[PassageLine(line_no=start + i, page=n, text=t) for i, t in enumerate(lines)])
 
 
 def test_a_question_about_the_edition_reads_the_footer():

@@ -3,23 +3,13 @@ negation read; on hand-made passages."""
 
 from __future__ import annotations
 
-from tests.reader.kit import answer, numbered, passage, q
+from tests.reader.kit import HANDBOOK, answer, numbered, passage, q
 
 
 def test_boolean_reads_negation():
     p = numbered("c1", 1, [(3, "Is the service safe? The service was not safe."), (4, "Staff were kind.")])
     a = answer(q("Is the service safe?", "boolean", ["service", "safe"]), [p])
     assert a.value == "No" and a.complete_answer_found
-
-
-HANDBOOK = passage("h1", 2, [
-    "Employees are also classified by schedule. Full-time employees are regularly scheduled",
-    "to work at least 35 hours a week. Part-time employees are regularly scheduled for fewer",
-    "than 35 hours a week.",
-    "2.3 Probationary Period",
-    "Every new employee, and every employee who moves into a new role, begins with a",
-    "probationary period of 90 calendar days. Shift swaps are allowed when both",
-    "employees agree and the supervisor approves the swap."], start=51)
 
 
 def test_yes_no_about_an_absent_subject_is_not_found():
