@@ -214,9 +214,9 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if (then := pick_consequence(r)) is not None:  # before the computed-value check: "if ... less than 1.5 A"
         return _answer(then[0], then[1], True, True, 0.8, [], "condition.consequence")  # is a condition
     printed = "\n".join(ln.get("text") or "" for p in passages for ln in p.get("lines") or [])
-    if why := reader_cannot_state(question.get("text") or "", printed):
-        computed = "computed value" in why
-        return abstain(r, computed_caveat(r, why) if computed else why, "computed" if computed else "picture")
+    if cannot := reader_cannot_state(question.get("text") or "", printed):
+        what, why = cannot
+        return abstain(r, computed_caveat(r, why) if what == "computed" else why, what)
     if (nth := pick_ordinal(r)) is not None:
         return _answer(nth[0], nth[1], True, False, 0.6, [f"counted in the section {nth[1][0].passage.get('section')!r}"], "rank.ordinal")
     if (order := pick_order(r)) is not None:
@@ -318,8 +318,10 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
                           f"name it", "scope")
     if asked.numeric and (why := kind_mismatch(asked.cls, best)):
         return abstain(r, why, "kind")
-    if asked.numeric and (why := states_change(r.q_text, best) or period_unverified(r, best)):
-        return abstain(r, why, "change" if "stated as a change" in why else "period")
+    if asked.numeric and (why := states_change(r.q_text, best)):
+        return abstain(r, why, "change")
+    if asked.numeric and (why := period_unverified(r, best)):
+        return abstain(r, why, "period")
     if asked.numeric and (why := paired_by_position(best)):
         return abstain(r, why, "paired")
     if asked.numeric and (why := negation_missing(r.q_text, best)):

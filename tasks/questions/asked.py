@@ -110,8 +110,8 @@ def states_ranking(text: str) -> bool:
     return bool(_RANK_STATED_RE.search(text))
 
 
-def reader_cannot_state(text: str, printed: str = "") -> str | None:
-    """Why an extractive reader cannot answer ``text`` (a computed value, a reading of a picture), else None.
+def reader_cannot_state(text: str, printed: str = "") -> tuple[str, str] | None:
+    """What an extractive reader cannot answer in ``text`` and why, ``("picture" | "computed", why)``, else None.
     A colour the question names that the passages' text ``printed`` itself names is a legend the text states
     ("green  very cold milk (up to 8 °C)"), not a picture: readable."""
     ask = re.split(r"(?<=\?)\s+", text.strip())[-1] if text.count("?") >= 2 else text
@@ -120,9 +120,11 @@ def reader_cannot_state(text: str, printed: str = "") -> str | None:
     if legend:
         ask = re.sub(rf"(?i)\b(?:{COLOUR})\b|\bcolou?r(?:s|ed)?\b", " ", ask)
     if m := _VISUAL_RE.search(ask):
-        return f"the question asks what a figure or picture shows ({m.group(0)!r}); text extraction cannot read it"
+        return "picture", f"the question asks what a figure or picture shows ({m.group(0)!r}); text extraction " \
+                          f"cannot read it"
     if m := _COMPUTED_RE.search(ask):
-        return f"the question asks for a computed value ({m.group(0)!r}); the passages would have to state it"
+        return "computed", f"the question asks for a computed value ({m.group(0)!r}); the passages would have to " \
+                           f"state it"
     return None
 
 
