@@ -65,7 +65,8 @@ class Evidence:
 def make_query(question: ParsedQuestion) -> Query:
     # the ask's keywords (and those of the definitions it gives: the line items a computed answer reads), not the
     # framing's ('assume', 'analyst', 'relying') nor notations no document prints as such ('Q3', 'FY2023', 'USD')
-    primary = ev.parse_keywords(ev.asked_keywords(question, question.keywords_primary)) \
+    asked = ev.asked_keywords(question, question.keywords_primary)
+    primary = ev.parse_keywords(asked) \
         or ev.parse_keywords(question.keywords_primary) or ev.parse_keywords(question.keywords_secondary)
     if not primary:  # a parse with no keywords at all: the question's own content words
         primary = ev.parse_keywords(ev.content_tokens(question.text))
@@ -80,7 +81,9 @@ def make_query(question: ParsedQuestion) -> Query:
             for t in ev.tokens(word):
                 surface.setdefault(t, word.strip(".,;:'\"()"))
     secondary = [k for k in ev.parse_keywords(question.keywords_secondary) if not set(k.toks) <= set(terms)]
-    acronyms = list(dict.fromkeys(w for k in primary for w in k.text.split() if ev.is_acronym(w)))
+    # an acronym with no token of its own ('R&D': one-letter fragments only) is no keyword, yet still an acronym
+    acronyms = list(dict.fromkeys(w for k in [*(k.text for k in primary), *asked] for w in k.split()
+                                  if ev.is_acronym(w)))
     return Query(
         question=question, terms=terms, surface=surface, phrases=[k for k in primary if len(k.toks) > 1],
         secondary=secondary, distinct=ev.question_terms(question),
