@@ -1,11 +1,12 @@
-"""The rules arbiter's order among passages of a quarterly report: an acronym with no token of its own ('R&D') read
-as the pool spells it out. Synthetic briefs shaped like a quarterly report's passages."""
+"""The rules arbiter's order among passages that all carry the question's words: the row labelled with the asked
+measure first, an acronym with no token of its own ('R&D') read as the pool spells it out. Synthetic briefs shaped
+like a quarterly report's passages."""
 
 from __future__ import annotations
 
 from schemas.contracts import CandidateBrief
 from tasks.arbiter.dispatch import verdict_order
-from tasks.arbiter.reading import make_query
+from tasks.arbiter.reading import make_query, row_label
 from tasks.arbiter.rules import arbitrate
 from tasks.questions.parser import parse_question
 
@@ -26,6 +27,37 @@ def brief(cid: str, page: int, section: str, lines: list[str], rank: int, doc: s
 def order(question: str, pool: list[CandidateBrief]) -> list[str]:
     out = arbitrate(parse_question("q", question), pool, [])
     return verdict_order([(v.candidate_id, v.role, v.relevance) for v in out.verdicts])
+
+
+def test_a_row_labelled_with_the_asked_measure_goes_before_a_sentence_with_another_figure():
+    # both carry "net sales", the segment and the year; the sentence's figure is a share of another total
+    pool = [brief("share", 31, "Quantitative and Qualitative Disclosures About Market Risk > Foreign Exchange Risk",
+                  ["During Q3 2022, net sales from our Widgets segment accounted for 22% of our consolidated",
+                   "revenues. Net sales and related expenses generated from our international stores are",
+                   "primarily denominated in the functional currencies of the corresponding stores."], rank=2),
+            brief("row", 18, "Notes > Note 8 - Segment Information",
+                  ["Widgets segment, Q3 2022 and Q3 2021",
+                   "Net sales $ 16,110 $ 20,538 $ 44,422 $ 58,718",
+                   "Operating expenses 11,227 15,135 31,183 41,082"], rank=3)]
+    question = "What were net sales of the Widgets segment in Q3 2022, in USD millions?"
+    assert order(question, pool)[0] == "row"
+    row = next(v for v in arbitrate(parse_question("q", question), pool, []).verdicts if v.candidate_id == "row")
+    assert row.reason.endswith('; the row "Net sales" is labelled with the question\'s words')
+
+
+def test_row_label_reads_the_words_before_the_first_number():
+    q = make_query(parse_question("q", "What was the net income attributable to Northwind in Q3 2023?"))
+    q.weights = {t: 1.0 for t in q.terms}
+    whole, label = row_label(q, ["Net income (loss) attributable to Northwind $ 297 $ 1,019 $ (980) $ 8,678"])
+    assert whole == 0.8 and label == "Net income attributable to Northwind"  # 4 of its 5 terms: not the year
+    # a row of another measure, a sentence, a label-less row of numbers, a contents line and its page number, a
+    # range: no row labelled with the question's words
+    assert row_label(q, ["Less: Net income (loss) attributable to non-controlling interests 13 — (5) —",
+                         "Net income attributable to Northwind rose in the quarter, by $ 12 to $ 297",
+                         "310 1,019 (985) 8,678", "Net income attributable to Northwind 7",
+                         "Net income 2021-2023"]) == (0.0, "")
+    part, label = row_label(q, ["Net income (loss) 310 1,019 (985) 8,678"])
+    assert 0 < part < 1 and label == "Net income"
 
 
 COVER = ["NORTHWIND TRADERS INC.", "FORM 10-Q", "FOR THE QUARTER ENDED April 30, 2023", "TABLE OF CONTENTS"]

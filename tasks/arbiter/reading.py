@@ -1,11 +1,12 @@
 """What the rules arbiter reads: the question as its terms, phrases, secondary keywords and distinctive terms
 (:class:`Query`, weighted by rarity in the pool), and from one candidate the terms on its lines, in its best window
-and in its section title, and the values of the asked shape next to them (:class:`Evidence`). The verdicts drawn
-from them are :mod:`tasks.arbiter.rules`'.
+and in its section title, the values of the asked shape next to them, and the table row whose label is the question's
+own words (:class:`Evidence`). The verdicts drawn from them are :mod:`tasks.arbiter.rules`'.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from schemas.contracts import CandidateBrief, ParsedQuestion
@@ -55,6 +56,8 @@ class Evidence:
     ignored: list[str] = field(default_factory=list)  # sentences addressed to the model, not read as evidence
     needs_value: bool = True
     page_coverage: float = 0.0  # rarity-weighted share of the terms over every candidate of the same page
+    label: float = 0.0  # rarity-weighted share of the terms that a value row's label states (row_label)
+    label_text: str = ""
 
     @property
     def anchor_found(self) -> bool:
@@ -136,10 +139,41 @@ def read_evidence(query: Query, c: CandidateBrief, raw_lines: list[str], ignored
             found = ev.prefer_units(found)
         e.values = list(dict.fromkeys(found))[:3]
         e.rewrite = _table_rewrite(lines, best_i)
+    e.label, e.label_text = row_label(query, lines)
     if query.distinct:
         carried = all_set | set(ev.tokens(c.section))
         e.distinct = sum(1 for t in query.distinct if ev.carries(t, carried)) / len(query.distinct)
     return e
+
+
+_FIRST_NUMBER = re.compile(r"[$€£¥(]?\s*\d")
+_PARENTHESES = re.compile(r"\([^)]*\)")
+_CELL = re.compile(r"[$€£¥]?\(?[$€£¥]?[-+]?\d[\d,]*(?:\.\d+)?\)?%?|[$€£¥%—–-]")
+
+
+def _value_cells(text: str) -> bool:
+    """Whether ``text`` is the cells of a table row: two numbers or more and nothing but numbers, currency signs,
+    percent signs and dashes ('$ 16,110 $ 20,538', '310 2.2 % (985)'), not a page number, a range or a sentence."""
+    cells = text.split()
+    return all(_CELL.fullmatch(c) for c in cells) and sum(any(ch.isdigit() for ch in c) for c in cells) >= 2
+
+
+def row_label(query: Query, lines: list[str]) -> tuple[float, str]:
+    """(share, label) of the value row whose label states most of the question: a line of table cells (two numbers
+    or more) after words that are all the question's own (its terms, its secondary keywords), parentheses aside ('Net income (loss) attributable to Intel $ 297 $ 1,019' for 'net income
+    attributable to Intel'); (0, '') when no row is labelled so. A careful reader goes to the row that names the asked measure, not to a sentence that only
+    mentions its words beside another figure (a percentage, another segment's total)."""
+    allowed = set(query.terms) | {t for k in query.secondary for t in k.toks}
+    best, text = 0.0, ""
+    for line in lines:
+        m = _FIRST_NUMBER.search(line)
+        if not m or m.start() == 0 or not _value_cells(line[m.start():]):
+            continue
+        label = " ".join(_PARENTHESES.sub(" ", line[: m.start()]).split())
+        toks = set(ev.tokens(label))
+        if toks and toks <= allowed and (share := weighted(query, toks)) > best:
+            best, text = share, label
+    return best, text
 
 
 def _table_rewrite(lines: list[str], i: int) -> str | None:

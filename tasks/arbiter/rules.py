@@ -52,6 +52,10 @@ from tasks.questions.asked import asked_of
 _DURATION_RE = re.compile(r"(?i)\b(?:\d+|\(\d+\))['’]?\s+(?:business |calendar |working )?(?:days?|weeks?|months?|"
                           r"years?|hours?)\b")
 PRIMARY_RELATIVE = 0.75
+# Weight of a row label stating the question in the strength (tasks/arbiter/reading.row_label), beside the others
+# (title 0.2, coverage 0.3, ...): 0.1, as much as a value of the asked shape; measured on MMLongBench dev, the guard
+# set and its corpus-wide form
+LABEL_SHARE = 0.1
 SUPPORT_COVERAGE = 0.34  # weighted share of the terms on the candidate's lines -> at least supporting
 WEAK_COVERAGE = 0.15  # below this, a keyword-only overlap is discarded rather than tangential
 CONTRADICTION_OVERLAP = 0.6  # share of the two windows' terms they must have in common to be about one point
@@ -142,7 +146,9 @@ def _judge(question: ParsedQuestion, candidates: list[CandidateBrief],
 def _strength(query: Query, e: Evidence) -> float:
     """Evidence strength in [0, 1]: title match, coverage, co-occurrence, phrases, value, distinct terms, agreement,
     and the coverage of the candidate's page (the page is the unit of evidence: a statement whose title, row labels
-    and header are three candidates carries the question as one page)."""
+    and header are three candidates carries the question as one page), and LABEL_SHARE of how much of the question a
+    value row's label states (reading.row_label): among passages that carry the same words, the row of the asked
+    measure ('Net income attributable to Intel $ 297') before a sentence with another figure."""
     title = weighted(query, set(e.title_terms))
     phrases = len(e.phrases) / len(query.phrases) if query.phrases else e.window_coverage
     return min(1.0, (
@@ -154,7 +160,7 @@ def _strength(query: Query, e: Evidence) -> float:
         + 0.10 * e.distinct
         + 0.07 * (len(set(e.cand.methods)) - 1) / 2
         + 0.20 * e.page_coverage
-    ))
+    ) + LABEL_SHARE * e.label)
 
 
 def _agreement(c: CandidateBrief) -> tuple[int, float]:
@@ -231,6 +237,8 @@ def _role(query: Query, e: Evidence, bars: tuple[float, float]) -> tuple[str, st
         found = words(e.present) + e.secondary
         reason = f"only {_quote(found)} on {where}: too little of the question" if found else \
             f"no question term on {where}"
+    if e.label_text and role in ("primary", "supporting"):
+        reason += f'; the row "{e.label_text}" is labelled with the question\'s words'
     if e.ignored:
         reason += "; a sentence addressed to the model was ignored as evidence"
     return role, reason
