@@ -1,11 +1,12 @@
 """The rules arbiter's order among passages that all carry the question's words: the row labelled with the asked
-measure first, an acronym with no token of its own ('R&D') read as the pool spells it out. Synthetic briefs shaped
-like a quarterly report's passages."""
+measure first, the named filing's own identity (issuer, period) no evidence of place inside it, an acronym with no
+token of its own ('R&D') read as the pool spells it out. Synthetic briefs shaped like a quarterly report's passages."""
 
 from __future__ import annotations
 
 from schemas.contracts import CandidateBrief
-from tasks.arbiter.dispatch import verdict_order
+from tasks.arbiter.dispatch import dispatch, verdict_order
+from tasks.arbiter.named import identity_terms
 from tasks.arbiter.reading import make_query, row_label
 from tasks.arbiter.rules import arbitrate
 from tasks.questions.parser import parse_question
@@ -47,9 +48,12 @@ def test_a_row_labelled_with_the_asked_measure_goes_before_a_sentence_with_anoth
 
 def test_row_label_reads_the_words_before_the_first_number():
     q = make_query(parse_question("q", "What was the net income attributable to Northwind in Q3 2023?"))
+    # as inside Northwind's filing for Q3 2023: its name and year are the context of the question's terms
+    q.context = [t for t in q.terms if t in ("northwind", "2023")]
+    q.terms = [t for t in q.terms if t not in q.context]
     q.weights = {t: 1.0 for t in q.terms}
     whole, label = row_label(q, ["Net income (loss) attributable to Northwind $ 297 $ 1,019 $ (980) $ 8,678"])
-    assert whole == 0.8 and label == "Net income attributable to Northwind"  # 4 of its 5 terms: not the year
+    assert whole == 1.0 and label == "Net income attributable to Northwind"
     # a row of another measure, a sentence, a label-less row of numbers, a contents line and its page number, a
     # range: no row labelled with the question's words
     assert row_label(q, ["Less: Net income (loss) attributable to non-controlling interests 13 — (5) —",
@@ -61,6 +65,24 @@ def test_row_label_reads_the_words_before_the_first_number():
 
 
 COVER = ["NORTHWIND TRADERS INC.", "FORM 10-Q", "FOR THE QUARTER ENDED April 30, 2023", "TABLE OF CONTENTS"]
+INCOME = ["Condensed Consolidated Statements of Income (In millions)", "Three Months Ended",
+          "Revenue $ 7,192 $ 8,288", "Cost of revenue 2,544 3,789"]
+
+
+def test_inside_a_named_filing_its_issuer_and_period_are_no_evidence_of_place():
+    question = "What was Northwind's revenue for the quarter ended April 30, 2023, in $M?"
+    named = [brief("cover", 1, "FORM 10-Q FOR THE QUARTER ENDED April 30, 2023", COVER, rank=1, named=True),
+             brief("income", 3, "Condensed Consolidated Statements of Income", INCOME, rank=2, named=True)]
+    other = brief("other", 5, "Revenue", ["Revenue was $6.5 billion for the quarter ended April 30, 2022"], rank=3,
+                  doc="nw-2022")
+    q = parse_question("q", question)
+    assert {"northwind", "april", "30", "2023"} <= identity_terms(q, named)
+    assert order(question, [*named, other])[0] == "income"
+    result = dispatch("q", arbitrate(q, [*named, other], []), [*named, other])
+    assert result.primary[0].candidate_id == "income"
+    # a document the question does not name keeps every word of the question: its period may be another one
+    assert identity_terms(q, [c.model_copy(update={"preferred": "", "preferred_group": None}) for c in named]) == set()
+    assert identity_terms(q, [*named, other]) == set()
 
 
 def test_an_acronym_with_no_token_of_its_own_is_read_as_the_pool_spells_it():

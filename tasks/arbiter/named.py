@@ -14,6 +14,11 @@ from what the documents say they are: ``tasks.detect.scope``); the arbiter judge
   without one takes its best supporting passage), so that the dispatcher's cap on primaries cannot drop a side.
 - Not found only when both pools say so: a term the named documents lack but another document carries may mean
   the identity was misread.
+- Inside the named documents, the question's words that their identity states (the issuer, the period:
+  :func:`identity_terms`) are no evidence of where the answer lies: every page of that filing is that issuer's
+  and reports that period. The rules set them aside there and judge the passages on the rest of the question (the
+  asked measure and its subject), so that a cover page or a sentence repeating "the quarter ended April 30, 2023"
+  does not outrank the row of the asked figure.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from schemas.contracts import ArbiterOutput, CandidateBrief, CandidateVerdict, ParsedQuestion
+from tasks.detect.periods import asked_periods
+from tasks.words import tokens
 
 Judge = Callable[[ParsedQuestion, list[CandidateBrief], list[str] | None], ArbiterOutput]
 
@@ -55,6 +62,17 @@ def arbitrate_named(question: ParsedQuestion, candidates: list[CandidateBrief], 
     not_found = first.not_found and second.not_found
     return ArbiterOutput(verdicts=verdicts, not_found=not_found,
                          not_found_reason=first.not_found_reason if not_found else None)
+
+
+def identity_terms(question: ParsedQuestion, candidates: list[CandidateBrief]) -> set[str]:
+    """The words (tokens) that the candidates' documents state by being what they are: the words of each document's
+    identity line (issuer, ticker, type, period) and of the periods the question asks, when every candidate is a
+    passage of a document the question names (detection matched them on that identity); empty otherwise (a document
+    not named may be another issuer's or period's, where those words still tell passages apart)."""
+    if not candidates or not all(c.preferred for c in candidates):
+        return set()
+    words = {t for c in candidates for t in tokens(c.document)}
+    return words | {t for p in asked_periods(question.text) for t in tokens(p.text)}
 
 
 def _one_primary_per_group(named: list[tuple[CandidateBrief, CandidateVerdict]],

@@ -32,7 +32,7 @@ from schemas.contracts import (
     ParsedQuestion,
 )
 from tasks.arbiter import evidence as ev
-from tasks.arbiter.named import arbitrate_named
+from tasks.arbiter.named import arbitrate_named, identity_terms
 from tasks.arbiter.pool import fit_to_pool, keep_lexical_best_when_unsure
 from tasks.arbiter.reading import (
     PRIMARY_FLOOR,
@@ -104,6 +104,7 @@ def _judge(question: ParsedQuestion, candidates: list[CandidateBrief],
     # what each candidate carries: its section path, its lines, and the keywords a detector matched on its hit
     texts = [ev.tokens("\n".join([c.section, *ls, *c.matched_keywords])) for c, (ls, _) in zip(candidates, stripped)]
     fit_to_pool(query, texts)
+    _set_aside_identity(query, identity_terms(question, candidates))
     query.weights = ev.rarity(query.terms, [set(t) for t in texts])
     found = [read_evidence(query, c, ls, ignored) for c, (ls, ignored) in zip(candidates, stripped)]
     pages: dict[tuple[str, int], set[str]] = {}
@@ -140,6 +141,15 @@ def _judge(question: ParsedQuestion, candidates: list[CandidateBrief],
     _mark_contradictions(query, verdicts, found)
     not_found, reason = _not_found(query, found, texts, absent_terms)
     return ArbiterOutput(verdicts=verdicts, not_found=not_found, not_found_reason=reason)
+
+
+def _set_aside_identity(query: Query, identity: set[str]) -> None:
+    """The terms the named documents' identity states leave the query's terms for its context (tasks.arbiter.named),
+    unless they are all its terms (then nothing else would tell the passages apart)."""
+    rest = [t for t in query.terms if t not in identity]
+    if rest and len(rest) < len(query.terms):
+        query.context = [t for t in query.terms if t in identity]
+        query.terms = rest
 
 
 # -- verdicts ------------------------------------------------------------------------------------------------------
