@@ -1,8 +1,11 @@
 """The arbiter beats the user's alternative, on every set CI has: ``arbiter eval`` (the whole pipeline, the default
-MiniLM embedder) on MMLongBench dev and on the guard set, and the arbiter's page hit@1 and hit@5 at least the best of
-every baseline's, the off-the-shelf hybrid search included (tasks/evaluate/hybrid.py), minus one point.
+MiniLM embedder) on MMLongBench dev, on the guard set and on its corpus-wide form (``--corpus-wide`` over the 20
+Docugami 10-Qs: each question names its filing, benchmarks/guard/corpus_wide_10q.jsonl), and the arbiter's page hit@1
+and hit@5 at least the best of every baseline's, the off-the-shelf hybrid search included (tasks/evaluate/hybrid.py),
+minus one point.
 
-Marked ``eval_tier``: ingesting, embedding and answering both sets takes ~20 minutes on 2 cores, so it runs only with
+Marked ``eval_tier``: ingesting, embedding and answering the sets takes ~20 minutes on 2 cores (the corpus-wide set
+reuses the guard set's ingested 10-Qs: ~1 minute more), so it runs only with
 ARBITER_EVAL_TESTS=1 (``.ci/run`` sets it); the in-memory invariant of the default suite
 (tests/test_arbiter_invariant.py) covers the detectors that need no model.
 """
@@ -19,19 +22,25 @@ from tasks.evaluate.score import PAGE_METHODS
 from warehouse.db import Warehouse
 
 pytestmark = pytest.mark.eval_tier
-GUARD = Path(__file__).resolve().parents[1] / "benchmarks" / "guard" / "analyst_10q.jsonl"
-SETS = {"dev": Path("mmlongbench") / "questions.jsonl", "guard": GUARD}
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "guard"
+# name -> (questions, corpus-wide, home): a corpus-wide set searches every document of its home, so the guard sets
+# share a home of their own, the 10-Qs the questions name, as `arbiter eval --corpus-wide` over those filings would
+SETS = {"dev": (Path("mmlongbench") / "questions.jsonl", False, "mmlongbench"),
+        "guard": (BENCH / "analyst_10q.jsonl", False, "docugami"),
+        "guard-corpus-wide": (BENCH / "corpus_wide_10q.jsonl", True, "docugami")}
 
 
 @pytest.fixture(scope="module")
 def summaries(shared_data, tmp_path_factory) -> dict[str, dict]:
-    home = tmp_path_factory.mktemp("eval-home")
-    settings = get_settings(home=home)  # the default embedder, as a user's run
     out = {}
-    with Warehouse(settings.duckdb_path) as wh:
-        for name, questions in SETS.items():
-            out[name] = evaluate_into(wh, f"eval-{name}", shared_data / questions, settings, data_root=shared_data,
-                                      log=lambda m: None)
+    for corpus in dict.fromkeys(home for _, _, home in SETS.values()):
+        # the default embedder, as a user's run
+        settings = get_settings(home=tmp_path_factory.mktemp(f"eval-{corpus}"))
+        with Warehouse(settings.duckdb_path) as wh:
+            for name, (questions, corpus_wide, home) in SETS.items():
+                if home == corpus:
+                    out[name] = evaluate_into(wh, f"eval-{name}", shared_data / questions, settings,
+                                              data_root=shared_data, corpus_wide=corpus_wide, log=lambda m: None)
     return out
 
 
