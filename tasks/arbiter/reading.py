@@ -32,7 +32,7 @@ class Query:
     acronyms: list[str] = field(default_factory=list)  # 'PP&E', 'COGS': read as the pool spells them out
     weights: dict[str, float] = field(default_factory=dict)
     # terms set aside as evidence of place: the named documents' identity states them (tasks.arbiter.named), yet a
-    # row label may still use them ('Net income attributable to Intel')
+    # row label may still use them ('Net income attributable to Northwind')
     context: list[str] = field(default_factory=list)
 
     @property
@@ -164,9 +164,10 @@ def _value_cells(text: str) -> bool:
 def row_label(query: Query, lines: list[str]) -> tuple[float, str]:
     """(share, label) of the value row whose label states most of the question: a line of table cells (two numbers
     or more) after words that are all the question's own (its terms, the context its documents state, its secondary
-    keywords), parentheses aside ('Net income (loss) attributable to Intel $ 297 $ 1,019' for 'net income
-    attributable to Intel'); (0, '') when no row is labelled so. A careful reader goes to the row that names the asked measure, not to a sentence that only
-    mentions its words beside another figure (a percentage, another segment's total)."""
+    keywords), parentheses aside ('Net income (loss) attributable to Northwind $ 297 $ 1,019' for 'net income
+    attributable to Northwind'); (0, '') when no row is labelled so. A careful reader goes to the row that names the
+    asked measure, not to a sentence that only mentions its words beside another figure (a percentage, another
+    segment's total)."""
     allowed = set(query.terms) | set(query.context) | {t for k in query.secondary for t in k.toks}
     best, text = 0.0, ""
     for line in lines:

@@ -158,7 +158,7 @@ def _strength(query: Query, e: Evidence) -> float:
     and the coverage of the candidate's page (the page is the unit of evidence: a statement whose title, row labels
     and header are three candidates carries the question as one page), and LABEL_SHARE of how much of the question a
     value row's label states (reading.row_label): among passages that carry the same words, the row of the asked
-    measure ('Net income attributable to Intel $ 297') before a sentence with another figure."""
+    measure ('Net income attributable to Northwind $ 297') before a sentence with another figure."""
     title = weighted(query, set(e.title_terms))
     phrases = len(e.phrases) / len(query.phrases) if query.phrases else e.window_coverage
     return min(1.0, (
