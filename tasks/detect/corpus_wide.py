@@ -73,10 +73,11 @@ def sync_postings(wh: Warehouse, load: Callable[[str], DocCorpus], window_lines:
     missing = [d for d in current if indexed.get(d) != want]
     if (stale or missing) and wh.read_only:
         return None
-    keyword_postings.delete_documents(wh, stale)
-    for d in missing:
-        keyword_postings.add_document(wh, d, load(d).window_tokens, window_lines, window_stride)
     if stale or missing:
+        with keyword_postings.memory_bound(wh):
+            keyword_postings.delete_documents(wh, stale)
+            for d in missing:
+                keyword_postings.add_document(wh, d, load(d).window_tokens, window_lines, window_stride)
         keyword_postings.compact(wh)
     return {"added": len(missing), "dropped": len(stale)}
 
