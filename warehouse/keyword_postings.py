@@ -20,6 +20,8 @@ from warehouse.db import Warehouse
 
 # rewrite the postings in term order once the rows appended unsorted since the last rewrite reach this share
 UNSORTED_SHARE = 0.2
+# where the postings are cut for their rewrite in term order (tokens are lower case: digits, then letters)
+TERM_RANGES = ["", "1", "2", "4", "6", "8", "a", "c", "d", "e", "g", "i", "l", "m", "o", "p", "r", "s", "t", "u", "w"]
 INDEX_MEMORY = "512MB"  # DuckDB's memory while the postings are written or rewritten (see memory_bound)
 
 
@@ -108,7 +110,9 @@ def stats(wh: Warehouse) -> IndexStats:
 
 def postings(wh: Warehouse, terms: Sequence[str]) -> pl.DataFrame:
     """Every posting of ``terms``: term, doc_id, win (the window's row in its document), tf, len."""
-    return wh.query_df("SELECT term, doc_id, win, tf, len FROM kw_postings WHERE list_contains(?, term)",
+    # IN over the unnested list, not list_contains: DuckDB skips the row groups whose term range misses every term
+    # (generated 10k pages, 4M postings in term order, 7 terms: 46 -> 14 ms)
+    return wh.query_df("SELECT term, doc_id, win, tf, len FROM kw_postings WHERE term IN (SELECT unnest(?))",
                        [list(dict.fromkeys(terms))])
 
 
@@ -119,13 +123,16 @@ def compact(wh: Warehouse, force: bool = False) -> bool:
     sorted_rows = int(wh.scalar("SELECT coalesce(max(rows), 0) FROM kw_sorted"))
     if not force and (total == 0 or total - sorted_rows < UNSORTED_SHARE * total):
         return False
-    with wh.transaction():
-        # the sort spills to disk past the bound: at 50k pages the postings are ~18M rows
-        with memory_bound(wh):
-            wh.execute("CREATE TEMP TABLE _kw_sorted AS SELECT * FROM kw_postings ORDER BY term, doc_id, win")
-        wh.execute("DELETE FROM kw_postings")
-        wh.execute("INSERT INTO kw_postings SELECT * FROM _kw_sorted")
-        wh.execute("DROP TABLE _kw_sorted")
+    with wh.transaction(), memory_bound(wh):
+        # one range of terms at a time into a new table, which then takes the old one's name: one sort of every
+        # posting (~20M rows at 50k generated pages) held 4.3 GB of RSS whatever DuckDB's memory limit
+        wh.execute("CREATE TABLE _kw_sorted AS SELECT * FROM kw_postings LIMIT 0")
+        for lo, hi in zip(TERM_RANGES, [*TERM_RANGES[1:], None]):
+            where, params = ("term >= ? AND term < ?", [lo, hi]) if hi is not None else ("term >= ?", [lo])
+            wh.execute(f"INSERT INTO _kw_sorted SELECT * FROM kw_postings WHERE {where} ORDER BY term, doc_id, win",
+                       params)
+        wh.execute("DROP TABLE kw_postings")
+        wh.execute("ALTER TABLE _kw_sorted RENAME TO kw_postings")
         wh.execute("DELETE FROM kw_sorted")
         wh.execute("INSERT INTO kw_sorted VALUES (?)", [total])
     return True
