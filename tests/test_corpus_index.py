@@ -144,3 +144,23 @@ def test_the_cache_keeps_at_most_its_bound_of_pages(wh):
     assert [v.doc_id for v in views] == [f"{d:064d}" for d in range(5)]
     assert len(cache._docs) == 3 and len(cache._summaries) == 5
     assert views[3].line_texts == cache.doc(f"{3:064d}").line_texts  # a view loads its document when read
+
+
+def test_a_summary_read_from_the_warehouse_is_the_one_of_the_documents_view(wh):
+    """A first corpus-wide question reads every document's summary from its texts and sections alone: the same
+    titles, outline source and vocabulary as the document's full view gives."""
+    from tasks.detect.corpus_wide import DocSummary
+
+    wh.migrate()
+    doc_id = "b" * 64
+    df, _ = frames(doc_id, texts(5, 30))
+    toc = pl.DataFrame({"doc_id": [doc_id] * 2, "section_id": [0, 1], "level": [1, 2],
+                        "title": ["2 Segment revenue", "2.1 North unit"], "page_start": [0, 1], "page_end": [2, 2],
+                        "line_start": [0, 12], "line_end": [29, 29], "parent_id": [None, 0],
+                        "source": ["headings", "headings"]}).select(TOC_COLUMNS)
+    replace_document(wh, "run-1", path="/docs/b.pdf", doc_id=doc_id, n_bytes=1, pages=3, has_outline=False,
+                     toc_source="headings", lines=df, toc=toc, parser_version="test")
+    read, of = DocSummary.read(wh, doc_id), DocSummary.of(CorpusCache(wh, Settings()).doc(doc_id))
+    assert read.toc_source == of.toc_source == "headings"
+    assert read.titles == of.titles and len(read.titles) == 2
+    assert read.vocab == of.vocab and read.vocab._lines == of.vocab._lines

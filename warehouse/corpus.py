@@ -164,6 +164,11 @@ def load_lines(wh: Warehouse, doc_ids: list[str]) -> pl.DataFrame:
     return wh.query_df(f"SELECT {', '.join(LINE_COLUMNS)} FROM lines WHERE {where} ORDER BY doc_id, line_no", params)
 
 
+def line_texts(wh: Warehouse, doc_id: str) -> list[str]:
+    """The document's line texts in line order, and nothing else (no frame)."""
+    return [t for (t,) in wh.execute("SELECT text FROM lines WHERE doc_id = ? ORDER BY line_no", [doc_id])]
+
+
 def load_toc(wh: Warehouse, doc_ids: list[str]) -> pl.DataFrame:
     where, params = _where_docs(doc_ids)
     return wh.query_df(f"SELECT {', '.join(TOC_COLUMNS)} FROM toc WHERE {where} ORDER BY doc_id, section_id", params)

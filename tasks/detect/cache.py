@@ -116,8 +116,10 @@ class CorpusCache:
         corpus-wide question scores every document's titles and reads every vocabulary)."""
         with self._lock:
             found = self._summaries.get(doc_id)
+            held = self._docs.get(doc_id)
         if found is None:
-            found = DocSummary.of(self.doc(doc_id))
+            found = DocSummary.of(held or self.doc(doc_id)) if held is not None or self.wh is None \
+                else DocSummary.read(self.wh, doc_id)
             with self._lock:
                 self._summaries[doc_id] = found
         return found

@@ -215,13 +215,12 @@ class DocCorpus:
         pos = {ln: i for i, ln in enumerate(line_nos)}
         window_tokens = WindowTokens(line_tokens, [(pos[a], pos[b]) for a, b in
                                                    zip(windows["line_start"].to_list(), windows["line_end"].to_list())])
-        sources = set(toc["source"].to_list()) if toc.height else set()
         return cls(
             doc_id=doc_id, lines=lines, toc=toc, windows=windows, line_nos=line_nos,
             line_pages=lines["page"].to_list(), line_texts=texts, line_tokens=line_tokens,
             line_sections=section_of_lines(line_nos, toc), window_tokens=window_tokens,
             window_meta=list(windows.select("page", "line_start", "line_end", "section_id").iter_rows()),
-            toc_source="outline" if "outline" in sources else "headings" if "headings" in sources else "pages",
+            toc_source=toc_source(toc),
             section_paths=section_paths(toc), titles=title_entries(toc),
         )
 
@@ -268,6 +267,12 @@ class DocCorpus:
         if 0 <= line_no < len(self.line_nos) and self.line_nos[line_no] == line_no:
             return line_no
         return self.line_nos.index(line_no)
+
+
+def toc_source(toc: pl.DataFrame) -> str:
+    """Where a document's sections come from: its outline, its headings, or its pages alone."""
+    sources = set(toc["source"].to_list()) if toc.height else set()
+    return "outline" if "outline" in sources else "headings" if "headings" in sources else "pages"
 
 
 def section_paths(toc: pl.DataFrame) -> dict[int, str]:
