@@ -30,6 +30,7 @@ from tasks.corpus.ingest import (
     store_document,
     vanished,
 )
+from tasks.detect.corpus_wide import index_corpus
 from warehouse import corpus
 from warehouse.db import Warehouse
 from warehouse.runs import fails_run, finish_run, start_run
@@ -72,11 +73,30 @@ def local_threads(workers: int = 2) -> ProcessMany:
     return process_many
 
 
+# documents submitted to a task runner and not yet written: submitting every one at once let the processed ones
+# (lines, windows, vectors) wait in memory for the writer, as local_threads did (issue #29)
+TASKS_AHEAD = 16
+
+
+def _bounded(submit: Callable[[Path], object], paths: list[Path], ahead: int = TASKS_AHEAD
+             ) -> Iterable[ParseOutcome]:
+    """Each path's outcome as its task finishes, at most ``ahead`` tasks submitted and not yet handed on."""
+    todo = iter(paths)
+    pending = [submit(p) for p in islice(todo, ahead)]
+    try:
+        while pending:
+            fut = next(iter(as_completed(pending)))
+            pending.remove(fut)
+            pending.extend(submit(p) for p in islice(todo, 1))
+            yield fut.result()
+    finally:  # stopped early: the documents not started are not processed
+        for fut in pending:
+            fut.cancel()
+
+
 def flow_tasks(paths: list[Path], spec: EmbedSpec | None) -> Iterable[ParseOutcome]:
     """Documents as tasks on the running flow's own task runner (threads, or Dask via ``with_options``)."""
-    futures = [process_document.submit(str(p), spec) for p in paths]
-    for fut in as_completed(futures):
-        yield fut.result()
+    yield from _bounded(lambda p: process_document.submit(str(p), spec), paths)
 
 
 def on_runner(runner) -> ProcessMany:
@@ -88,9 +108,7 @@ def on_runner(runner) -> ProcessMany:
             yield from flow_tasks(paths, spec)
             return
         with runner.duplicate() as active:
-            futures = [active.submit(process_document, {"path": str(p), "spec": spec}) for p in paths]
-            for fut in as_completed(futures):
-                yield fut.result()
+            yield from _bounded(lambda p: active.submit(process_document, {"path": str(p), "spec": spec}), paths)
 
     return process_many
 
@@ -136,6 +154,9 @@ def ingest_into(wh: Warehouse, run_id: str, inputs: list[Path], settings: Settin
     summary.missing = corpus.mark_missing(wh, run_id, vanished(wh, roots, files))
     for path in summary.missing:
         log(f"missing: {path} is gone; marked, no longer searched")
+    if todo or summary.missing:  # what corpus-wide detection searches, brought up to the documents written
+        log(f"indexes: keyword postings {index_corpus(wh, settings)}, "
+            f"vectors {vectors.maintain() if vectors is not None else {}}")
     summary.seconds = time.perf_counter() - t0
     return summary
 

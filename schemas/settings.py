@@ -40,6 +40,12 @@ class DetectSettings(BaseModel):
                                             "one page and section merge into one candidate); <= top_k: no fill")
     pool_size: int = Field(30, description="candidates handed to the arbiter (top by RRF); capped at 200")
     rrf_k: int = Field(60, description="RRF constant")
+    cached_pages: int = Field(20_000, description="pages of documents' prepared views (lines, tokens, windows) kept "
+                                                  "between questions, least recently used documents dropped first; "
+                                                  "a corpus-wide question loads only the documents its hits fall in")
+    vector_documents: int = Field(64, description="documents' line-window vectors kept in memory for doc-scoped "
+                                                  "search, least recently used dropped first")
+    keyword_indexes: int = Field(64, description="doc-scoped BM25 indexes kept (one per document or scope searched)")
 
 
 class LLMSettings(BaseModel):

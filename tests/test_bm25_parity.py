@@ -10,7 +10,8 @@ import rank_bm25
 
 from schemas.settings import Settings
 from tasks.corpus.parse import parse_pdf
-from tasks.detect.keyword_index import CorpusCache, KeywordIndex, tokenize
+from tasks.detect.cache import CorpusCache
+from tasks.detect.keyword_index import KeywordIndex, tokenize
 
 
 def generated_windows(n: int = 400, seed: int = 7) -> list[list[str]]:

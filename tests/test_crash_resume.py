@@ -45,6 +45,10 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "llm_calls": ("call_id",),
     "prices": ("model", "effective_date"),
     "eval_results": ("run_id", "question_id", "method"),
+    "kw_docs": ("doc_id",),
+    "kw_windows": ("doc_id", "win"),
+    "kw_postings": ("term", "doc_id", "win"),
+    "kw_sorted": ("rows",),
 }
 
 

@@ -20,8 +20,8 @@ from tasks.detect.detectors import (
     detect_toc,
     title_score,
 )
+from tasks.detect.cache import CorpusCache
 from tasks.detect.keyword_index import (
-    CorpusCache,
     TitleEntry,
     query_terms,
     split_numbering,

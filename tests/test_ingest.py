@@ -138,3 +138,23 @@ def test_local_threads_keep_few_documents_ahead_of_the_writer(monkeypatch):
         time.sleep(0.002)  # a writer slower than the workers
     assert taken == list(range(40))
     assert ahead <= flow_ingest.AHEAD_PER_WORKER * 2
+
+
+def test_task_runner_paths_keep_few_documents_submitted_ahead_of_the_writer(monkeypatch):
+    """``arbiter ingest``/``eval`` (the flow's task runner) and the nightly's runner submit at most ``TASKS_AHEAD``
+    documents not yet handed to the writer (they used to submit every document at once); every outcome comes."""
+    import concurrent.futures as cf
+
+    monkeypatch.setattr(flow_ingest, "as_completed", cf.as_completed)  # the same contract on plain futures
+    submitted, taken, ahead = [], [], 0
+    with cf.ThreadPoolExecutor(4) as pool:
+        def submit(p):
+            submitted.append(p)
+            return pool.submit(lambda: p)
+
+        for outcome in flow_ingest._bounded(submit, list(range(60)), ahead=5):
+            taken.append(outcome)
+            ahead = max(ahead, len(submitted) - len(taken))
+            time.sleep(0.002)  # a writer slower than the workers
+    assert sorted(taken) == list(range(60))
+    assert ahead <= 5

@@ -544,3 +544,23 @@ def m010_answer_rule(con: duckdb.DuckDBPyConnection) -> None:
         ALTER TABLE eval_results ADD COLUMN rule VARCHAR;
         """
     )
+
+
+@migration
+def m011_keyword_postings(con: duckdb.DuckDBPyConnection) -> None:
+    """An inverted index of the line windows' tokens, for corpus-wide keyword search without every document in
+    memory (issue #29): which documents it holds and with what windows (``kw_docs``), each window's length
+    (``kw_windows``) and each (term, window) with its count (``kw_postings``, the window's length beside it so that
+    a query reads one table, and the term's rank among the window's distinct terms in reading order: BM25's floor
+    of a negative idf sums every term's idf in the order the terms first occur). Filled per document by ``warehouse.keyword_postings``; an existing warehouse is
+    filled on its first corpus-wide question."""
+    con.execute(
+        """
+        CREATE TABLE kw_docs (doc_id VARCHAR PRIMARY KEY, window_lines INTEGER NOT NULL,
+                              window_stride INTEGER NOT NULL, windows INTEGER NOT NULL);
+        CREATE TABLE kw_windows (doc_id VARCHAR NOT NULL, win INTEGER NOT NULL, len INTEGER NOT NULL);
+        CREATE TABLE kw_postings (term VARCHAR NOT NULL, doc_id VARCHAR NOT NULL, win INTEGER NOT NULL,
+                                  tf INTEGER NOT NULL, len INTEGER NOT NULL, pos INTEGER NOT NULL);
+        CREATE TABLE kw_sorted (rows BIGINT NOT NULL);  -- postings rows in term order at the last rewrite
+        """
+    )

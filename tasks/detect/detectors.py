@@ -6,11 +6,12 @@ anchored to one page and a line range on that page, so that a candidate's page i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from schemas.contracts import DetectorHit
+from tasks.detect.corpus_wide import PostingsIndex
 from tasks.detect.keyword_index import (
     DocCorpus,
     KeywordIndex,
@@ -70,6 +71,8 @@ def named_pages(question_text: str, docs: Sequence[DocCorpus]) -> list[tuple[Doc
     label is n."""
     refs = page_references(question_text)
     out: list[tuple[DocCorpus, TitleEntry]] = []
+    if not refs:  # before any document's lines are read: corpus-wide, each would be loaded
+        return out
     for doc in docs:
         if not doc.line_pages:
             continue
@@ -110,24 +113,26 @@ def named_captions(question_text: str, docs: Sequence[DocCorpus]) -> list[tuple[
 
 
 def detect_toc(question_id: str, question_text: str, terms: QueryTerms, docs: Sequence[DocCorpus],
-               k: int) -> list[DetectorHit]:
+               k: int, titles: Callable[[set[str]], Iterable[tuple[DocCorpus, TitleEntry]]] | None = None
+               ) -> list[DetectorHit]:
     """Section titles (and their parents) against the question's keywords; 'pages' units are never scored by title.
     Pages the question names ('page 3', 'second page') are proposed too: the physical page and any page printed
     with that number; and so are the captions of the figures and tables it names (:func:`named_captions`).
 
     Anchor: the section's (page's) first page, lines ``line_start .. min(line_end, line_start + 4)`` (the heading
-    and what follows it).
+    and what follows it). ``titles``: the (document, title) pairs of ``docs`` that share a word with the question,
+    in document order, when an index finds them (corpus-wide) rather than a scan of every title.
     """
     question_tokens = set(tokenize(question_text))
     words = terms.words | question_tokens
     scored = []
-    for doc in docs:
-        for title in doc.titles:
-            if words.isdisjoint(title.tokens) and words.isdisjoint(title.parent_tokens) and title.number not in words:
-                continue  # shares no word with the question: scores 0
-            score = title_score(terms, question_tokens, title)
-            if score > 0:
-                scored.append((score, doc, title))
+    pairs = titles(words) if titles is not None else ((doc, title) for doc in docs for title in doc.titles)
+    for doc, title in pairs:
+        if words.isdisjoint(title.tokens) and words.isdisjoint(title.parent_tokens) and title.number not in words:
+            continue  # shares no word with the question: scores 0
+        score = title_score(terms, question_tokens, title)
+        if score > 0:
+            scored.append((score, doc, title))
     scored.extend((PAGE_REFERENCE_SCORE, doc, unit) for doc, unit in named_pages(question_text, docs))
     scored.extend((PAGE_REFERENCE_SCORE, doc, unit) for doc, unit in named_captions(question_text, docs))
     scored.sort(key=lambda x: (-x[0], x[2].level, x[1].doc_id, x[2].line_start))
@@ -178,7 +183,7 @@ def cooccurrence_boost(primary: int, secondary: int) -> float:
     return 1.0 + 0.5 * (primary - 1) + 0.25 * min(secondary, 2)
 
 
-def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k: int,
+def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex | PostingsIndex, k: int,
                     limit: int | None = None) -> list[DetectorHit]:
     """BM25 over the scope's line windows, re-scored by keyword co-occurrence; a window overlapping a better one is
     skipped. ``limit`` (default ``k``): hits returned, the first ``k`` the same whatever the limit.
@@ -186,19 +191,20 @@ def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k:
     raw score = (BM25 + 0.01 x distinct query words in the window) x co-occurrence boost. The small word-count term
     keeps a ranking where Okapi's idf floor gives nothing (a word in half of a tiny document's windows scores 0).
     """
-    scores = index.scores(terms.bm25_query)
+    scores, token_sets = index.query(terms.bm25_query)  # token sets: a list, or {window: its query words}
     words = set(terms.bm25_query)
     pool = np.flatnonzero(scores > 0)
     if pool.size < k:  # tiny or uniform documents: every window holding a query word is a proposal
-        pool = np.array([i for i, ts in enumerate(index.token_sets) if scores[i] > 0 or words & ts], dtype=int)
+        held = sorted(token_sets.items()) if isinstance(token_sets, dict) else enumerate(token_sets)
+        pool = np.array([i for i, ts in held if scores[i] > 0 or words & ts], dtype=int)
     if pool.size == 0:
         return []
     depth = min(RERANK_DEPTH, pool.size)
     top = pool[np.argpartition(-scores[pool], depth - 1)[:depth]]
     rescored = []
     for i in top.tolist():
-        p, s = terms.cooccurrence(index.token_sets[i])
-        base = max(float(scores[i]), 0.0) + 0.01 * len(words & index.token_sets[i])
+        p, s = terms.cooccurrence(token_sets[i])
+        base = max(float(scores[i]), 0.0) + 0.01 * len(words & token_sets[i])
         rescored.append((base * cooccurrence_boost(p, s), i))
     rescored.sort(key=lambda x: (-x[0], x[1]))
     hits: list[DetectorHit] = []
@@ -210,7 +216,7 @@ def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex, k:
         hits.append(DetectorHit(
             question_id=question_id, detector="keywords", rank=len(hits) + 1, raw_score=score, doc_id=doc.doc_id,
             page=page, line_start=start, line_end=end, section_id=section_id,
-            matched_keywords=terms.matched(index.token_sets[i]),
+            matched_keywords=terms.matched(token_sets[i]),
         ))
         if len(hits) == (limit or k):
             break

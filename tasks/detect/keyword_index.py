@@ -7,8 +7,6 @@ everywhere: all of the keyword's (stemmed, stopword-free) tokens occur in the pa
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -17,14 +15,10 @@ import numpy as np
 import polars as pl
 from rank_bm25_rs import BM25Okapi
 
-from schemas.contracts import DocumentIdentity, ParsedQuestion
-from schemas.settings import Settings
+from schemas.contracts import ParsedQuestion
 from tasks.corpus.windows import build_windows, section_of_lines
-from tasks.detect.scope import Identities
 from tasks.terms import vocabulary
 from tasks.words import stem, tokenize  # noqa: F401 (stem, tokenize: the detectors' names for them)
-from warehouse import corpus
-from warehouse.db import Warehouse
 
 
 @dataclass(frozen=True)
@@ -155,9 +149,46 @@ def title_entries(toc: pl.DataFrame) -> list[TitleEntry]:
     return out
 
 
+class LineTokens(Sequence):
+    """Each line's tokens, tokenised on first read and kept: a corpus-wide question reads a few lines of each
+    document its hits fall in, and tokenising every line was half of loading a document (issue #29)."""
+
+    def __init__(self, texts: list[str]):
+        self._texts = texts
+        self._tokens: list[list[str] | None] = [None] * len(texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        found = self._tokens[i]
+        if found is None:
+            found = self._tokens[i] = tokenize(self._texts[i])
+        return found
+
+
+class WindowTokens(Sequence):
+    """Each window's tokens (its lines' tokens in order), built when read: only BM25 indexes read them all."""
+
+    def __init__(self, line_tokens: LineTokens, spans: list[tuple[int, int]]):
+        self._lines, self._spans = line_tokens, spans  # (first, last) line position of each window
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def __getitem__(self, w):
+        if isinstance(w, slice):
+            return [self[j] for j in range(*w.indices(len(self)))]
+        a, b = self._spans[w]
+        return [t for i in range(a, b + 1) for t in self._lines[i]]
+
+
 @dataclass
 class DocCorpus:
-    """One document's lines, sections and windows, with tokens precomputed (built once, read by every question)."""
+    """One document's lines, sections and windows, with tokens made on first read (built once, read by every
+    question)."""
 
     doc_id: str
     lines: pl.DataFrame
@@ -166,9 +197,9 @@ class DocCorpus:
     line_nos: list[int]
     line_pages: list[int]
     line_texts: list[str]
-    line_tokens: list[list[str]]
+    line_tokens: Sequence[list[str]]
     line_sections: list[int | None]
-    window_tokens: list[list[str]]
+    window_tokens: Sequence[list[str]]
     window_meta: list[tuple[int, int, int, int | None]]  # (page, line_start, line_end, section_id) per window
     toc_source: str
     section_paths: dict[int, str] = field(default_factory=dict)
@@ -180,19 +211,16 @@ class DocCorpus:
         windows = build_windows(lines, toc, size, stride)
         line_nos = lines["line_no"].to_list()
         texts = lines["text"].to_list()
-        line_tokens = [tokenize(t) for t in texts]
+        line_tokens = LineTokens(texts)
         pos = {ln: i for i, ln in enumerate(line_nos)}
-        window_tokens = [
-            [t for i in range(pos[a], pos[b] + 1) for t in line_tokens[i]]
-            for a, b in zip(windows["line_start"].to_list(), windows["line_end"].to_list())
-        ]
-        sources = set(toc["source"].to_list()) if toc.height else set()
+        window_tokens = WindowTokens(line_tokens, [(pos[a], pos[b]) for a, b in
+                                                   zip(windows["line_start"].to_list(), windows["line_end"].to_list())])
         return cls(
             doc_id=doc_id, lines=lines, toc=toc, windows=windows, line_nos=line_nos,
             line_pages=lines["page"].to_list(), line_texts=texts, line_tokens=line_tokens,
             line_sections=section_of_lines(line_nos, toc), window_tokens=window_tokens,
             window_meta=list(windows.select("page", "line_start", "line_end", "section_id").iter_rows()),
-            toc_source="outline" if "outline" in sources else "headings" if "headings" in sources else "pages",
+            toc_source=toc_source(toc),
             section_paths=section_paths(toc), titles=title_entries(toc),
         )
 
@@ -241,6 +269,12 @@ class DocCorpus:
         return self.line_nos.index(line_no)
 
 
+def toc_source(toc: pl.DataFrame) -> str:
+    """Where a document's sections come from: its outline, its headings, or its pages alone."""
+    sources = set(toc["source"].to_list()) if toc.height else set()
+    return "outline" if "outline" in sources else "headings" if "headings" in sources else "pages"
+
+
 def section_paths(toc: pl.DataFrame) -> dict[int, str]:
     """section_id -> 'Parent > Child' title path."""
     if toc.height == 0:
@@ -280,98 +314,12 @@ class KeywordIndex:
             return np.zeros(len(self.refs))
         return self.bm25.get_scores(list(query))
 
+    def query(self, query: Sequence[str]) -> tuple[np.ndarray, list[frozenset[str]]]:
+        """(every window's BM25 score, every window's token set): what the keyword detector reads (the
+        corpus-wide :class:`tasks.detect.corpus_wide.PostingsIndex` answers the same)."""
+        return self.scores(query), self.token_sets
+
     def window(self, i: int) -> tuple[DocCorpus, tuple[int, int, int, int | None]]:
         """(document, (page, line_start, line_end, section_id)) of window ``i``."""
         d, w = self.refs[i]
         return self.docs[d], self.docs[d].window_meta[w]
-
-
-class CorpusCache:
-    """Documents' corpus views and keyword indexes, loaded lazily once per run and shared by threads.
-
-    With a warehouse, documents are loaded from ``lines``/``toc`` on first use and ``None`` scope means every current
-    document; without one, frames are handed in with :meth:`add` (tests, benchmarks). Built for one run: documents
-    re-ingested meanwhile are not reloaded.
-    """
-
-    def __init__(self, wh: Warehouse | None = None, settings: Settings | None = None, *,
-                 window_lines: int | None = None, window_stride: int | None = None, max_indexes: int = 64):
-        ingest = (settings or Settings()).ingest
-        self.wh = wh
-        self.window_lines = window_lines or ingest.window_lines
-        self.window_stride = window_stride or ingest.window_stride
-        self._docs: dict[str, DocCorpus] = {}
-        self._indexes: OrderedDict[tuple[str, ...], KeywordIndex] = OrderedDict()
-        self._max_indexes = max_indexes
-        self._lock = threading.RLock()
-        self._doc_locks: dict[str, threading.Lock] = {}
-        self._vector_docs: dict[str, bool] = {}
-        self.identities = Identities(wh)  # what each document says it is, for scoping corpus-wide questions
-
-    def add(self, doc_id: str, lines: pl.DataFrame, toc: pl.DataFrame,
-            identity: DocumentIdentity | None = None) -> DocCorpus:
-        doc = DocCorpus.build(doc_id, lines, toc, self.window_lines, self.window_stride)
-        if self.wh is None:
-            self.identities.set(doc_id, identity)
-        with self._lock:
-            self._docs[doc_id] = doc
-            for key in [k for k in self._indexes if doc_id in k]:
-                del self._indexes[key]
-        return doc
-
-    def doc(self, doc_id: str) -> DocCorpus:
-        with self._lock:
-            if doc_id in self._docs:
-                return self._docs[doc_id]
-            doc_lock = self._doc_locks.setdefault(doc_id, threading.Lock())
-        with doc_lock:  # one thread loads a document; the others wait for it instead of loading it again
-            with self._lock:
-                if doc_id in self._docs:
-                    return self._docs[doc_id]
-            if self.wh is None:
-                raise KeyError(f"document {doc_id} is not in the corpus cache and the cache has no warehouse")
-            lines, toc = corpus.load_lines(self.wh, [doc_id]), corpus.load_toc(self.wh, [doc_id])
-            if lines.height == 0:
-                raise KeyError(f"document {doc_id} has no lines in the warehouse: ingest it first (`arbiter ingest`)")
-            return self.add(doc_id, lines, toc)
-
-    def doc_ids(self, doc_ids: Sequence[str] | None) -> list[str]:
-        """The scope as a sorted list: the given documents, or every known document when ``doc_ids`` is None."""
-        if doc_ids is not None:
-            return sorted(dict.fromkeys(doc_ids))
-        if self.wh is not None:
-            return sorted(corpus.current_doc_ids(self.wh))
-        with self._lock:
-            return sorted(self._docs)
-
-    def docs(self, doc_ids: Sequence[str] | None) -> list[DocCorpus]:
-        return [self.doc(d) for d in self.doc_ids(doc_ids)]
-
-    def index(self, doc_ids: Sequence[str] | None) -> KeywordIndex:
-        """BM25 index over the scope's windows (one per document, or one over a multi-document scope so that idf is
-        the scope's), built once and kept in a small LRU."""
-        key = tuple(self.doc_ids(doc_ids))
-        with self._lock:
-            if key in self._indexes:
-                self._indexes.move_to_end(key)
-                return self._indexes[key]
-        index = KeywordIndex.build(self.docs(list(key)))
-        with self._lock:
-            self._indexes[key] = index
-            while len(self._indexes) > self._max_indexes:
-                self._indexes.popitem(last=False)
-        return index
-
-    def has_vectors(self, vectors, doc_ids: Sequence[str]) -> list[str]:
-        """The scoped documents that have line-window vectors (asked once per document per run)."""
-        out = []
-        for d in doc_ids:
-            with self._lock:
-                known = self._vector_docs.get(d)
-            if known is None:
-                known = vectors.count(d) > 0
-                with self._lock:
-                    self._vector_docs[d] = known
-            if known:
-                out.append(d)
-        return out

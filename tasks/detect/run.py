@@ -17,7 +17,8 @@ from schemas.settings import Settings
 from tasks.corpus.embed import Embedder, get_embedder
 from tasks.detect.aggregate import MAX_POOL, AggregatedCandidate, aggregate
 from tasks.detect.detectors import detect_embeddings, detect_keywords, detect_toc
-from tasks.detect.keyword_index import CorpusCache, query_terms
+from tasks.detect.cache import CorpusCache
+from tasks.detect.keyword_index import query_terms
 from tasks.detect.plan import DetectorPlan, plan_detectors
 from tasks.detect.scope import DocFacts, Preference, prefer_documents
 from tasks.questions.distinct import absence_terms as question_absence_terms
@@ -85,7 +86,9 @@ def absent_terms(question: ParsedQuestion, doc_ids: list[str] | None, corpus: Co
     terms = question_absence_terms(question)
     if not terms:
         return []
-    return terms_absent(terms, (d.vocabulary() for d in corpus.docs(corpus.doc_ids(doc_ids))))
+    if doc_ids is None:  # the documents that may carry each term, through the corpus's word index
+        return corpus.corpus_words(corpus.doc_ids(None)).absent(terms)
+    return terms_absent(terms, (d.vocabulary() for d in corpus.docs(doc_ids)))
 
 
 def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: CorpusCache, vectors, embedder,
@@ -99,13 +102,16 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
     k = settings.detect.top_k_per_detector
     depth = max(k, settings.detect.fill_depth)
     scope = corpus.doc_ids(doc_ids)
-    docs = corpus.docs(scope)
+    # corpus-wide: every document's summary, its full view loaded only where a hit falls (the cache bounds them)
+    docs = corpus.views(scope) if doc_ids is None else corpus.docs(scope)
     plan = plan_detectors(question, {d.doc_id: d.toc_source for d in docs},
                           _embedding_plan_input(corpus, vectors, embedder, scope))
+    words = corpus.corpus_words(scope) if doc_ids is None else None
     facts = corpus.identities.facts(scope)
     preference = None
     if len(scope) > 1:
-        preference = prefer_documents(question.text, facts, lambda t: any(t in d.vocabulary() for d in docs))
+        known = words.__contains__ if words is not None else lambda t: any(t in d.vocabulary() for d in docs)
+        preference = prefer_documents(question.text, facts, known)
     if preference is not None:
         plan = DetectorPlan(detectors=plan.detectors, rule=f"{plan.rule}; {preference.rule}")
     terms = query_terms(question)
@@ -122,9 +128,14 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
         """One detector over ``ids`` (None: the question's whole scope, searched as before scoping existed), ``depth``
         hits deep (its first ``k`` the same as at depth ``k``)."""
         if name == "toc":
+            if ids is None and words is not None:  # corpus-wide: only the titles that share a word with it
+                return detect_toc(qid, text, terms, docs, depth,
+                                  titles=lambda w: ((docs[d], t) for d, t in words.titles_sharing(w)))
             return detect_toc(qid, text, terms, docs if ids is None else [doc_map[d] for d in ids], depth)
         if name == "keywords":
-            return detect_keywords(qid, terms, corpus.index(scope if ids is None else ids), k, depth)
+            index = corpus.index(ids) if ids is not None else \
+                corpus.corpus_index(scope) if doc_ids is None else corpus.index(scope)
+            return detect_keywords(qid, terms, index, k, depth)
         return detect_embeddings(qid, text, terms, vectors, embedder, doc_map, search_scope if ids is None else ids,
                                  depth, vector=vector)
 
@@ -146,7 +157,7 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
                            fill=fill)
     candidates = with_identities(candidates, facts, preference, settings.detect.pool_size)
     t3 = time.perf_counter()
-    absent = absent_terms(question, scope, corpus)
+    absent = absent_terms(question, doc_ids, corpus)
     t4 = time.perf_counter()
     return Detection(plan=plan, hits=hits + fill, candidates=candidates, absent_terms=absent,
                      seconds={"plan": t1 - t0, **timings, "detectors": t2 - t1, "aggregate": t3 - t2,
