@@ -19,6 +19,8 @@ import ast
 import re
 import unicodedata
 
+from tasks.generate.amounts import figures_match, read_amounts, same_figure
+
 NOT_ANSWERABLE = {"not answerable", "unanswerable", "not found", "none", "n a", "no answer", "not mentioned",
                   "not applicable", "cannot be determined"}
 
@@ -253,6 +255,9 @@ def _contains_reference(predicted: str, reference: str) -> bool:
 def scalar_matches(predicted: str, reference: str) -> bool:
     pn, rn = parse_number(predicted), parse_number(reference)
     if pn is not None and rn is not None:
+        pa, ra = read_amounts(predicted), read_amounts(reference)
+        if len(pa) == 1 and len(ra) == 1:  # figures: scale, currency, kind, sign and printed precision (amounts.py)
+            return figures_match(predicted, reference, pa[0], ra[0]) and not _units_differ(predicted, reference)
         return numbers_equal(pn, rn) and not _units_differ(predicted, reference)
     if strings_match(predicted, reference):
         return True
@@ -264,12 +269,56 @@ def scalar_matches(predicted: str, reference: str) -> bool:
     return _contains_reference(predicted, reference)
 
 
+_SOURCES_RE = re.compile(r"(?is)\s*\bSOURCES?(?:\(S\))?\s*:.*$")
+_SCALE_HEADER_RE = re.compile(r"(?i)^\s*in\s+(thousands|millions|billions)\b")
+PROSE_WORDS = 15  # a reference this long is an explanation, not a value: an answer is judged by what it states
+
+
+def headline(reference: str) -> str:
+    """The part of a reference an answer must state: without a trailing list of sources ("SOURCE(S): x.pdf") and,
+    when it opens with a figure, without the explanation in parentheses after it ("6.1% ($18,654M / $304,182M)":
+    the inputs of a computed figure are not the answer). A scale header in parentheses stays: it is the unit."""
+    text = _SOURCES_RE.sub("", reference).strip()
+    if text.endswith(")") and "(" in text:
+        head, inside = text[: text.rindex("(")], text[text.rindex("(") + 1:-1]
+        if read_amounts(head) and not _SCALE_HEADER_RE.match(inside) and head.count("(") == head.count(")"):
+            return head.strip(" ;,")
+    return text
+
+
+def _entities(text: str) -> list[str]:
+    """Names an answer states: capitalised words and acronyms, function words aside."""
+    words = re.findall(r"[A-Za-z][\w&.-]*", text)
+    return [w for w in words if any(c.isupper() for c in w) and fold(w) not in _FUNCTION_WORDS]
+
+
+_FUNCTION_WORDS = {"the", "a", "an", "in", "of", "for", "and", "or", "it", "its", "was", "were", "is", "yes", "no"}
+
+
+def states_within(predicted: str, reference: str) -> bool:
+    """A short answer against a long reference: every figure it states is one the reference states (at the
+    precision printed), every name it states is in the reference, and it states at least one of either."""
+    p_amounts, r_amounts = read_amounts(predicted), read_amounts(reference)
+    if any(not any(same_figure(p, r) for r in r_amounts) for p in p_amounts):
+        return False
+    ref_words = set(fold(reference).split())
+    names = _entities(predicted)
+    if any(not set(fold(n).split()) <= ref_words for n in names):
+        return False
+    return bool(p_amounts or names)
+
+
 def answer_matches(predicted: str | None, reference: str, shape: str | None = None) -> bool:
     """Whether ``predicted`` states the reference answer (see the module docstring for the rules)."""
     if is_not_answerable(reference):
         return is_not_answerable(predicted)
     if is_not_answerable(predicted):
         return False
+    reference = headline(reference)
+    if len(reference.split()) >= PROSE_WORDS and not reference.lstrip().startswith("[") \
+            and len(predicted.split()) < PROSE_WORDS:
+        polarity = values_match(predicted, reference) if _is_bare_polarity(predicted) else None
+        return polarity if polarity is not None else states_within(predicted, reference)
     ref_items = split_items(reference) if (shape == "list" or reference.strip().startswith("[")) else []
     if len(ref_items) > 1:
         pred_items = split_items(predicted)
