@@ -25,6 +25,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from tasks.generate.measure import measure_words, unnamed
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem
 from tasks.generate.typed import Pick, Reader
 
@@ -225,17 +226,28 @@ def row_score(r: Reader, row: Row) -> tuple[int, float]:
 def the_row(r: Reader, rows: list[Row]) -> list[Row]:
     """The rows that name the question's subject best, when they are one subject (one label); else none."""
     scored = [(row_score(r, row), row) for row in rows]
-    scored = [(s, row) for s, row in scored if s[0] >= MIN_TERMS and s[1] >= 0.5]
+    # a one-word measure ("inventories") is named whole by one term; the rows were kept for naming the whole measure
+    least = max(1, min(MIN_TERMS, len(measure_words(r.q_text))))
+    scored = [(s, row) for s, row in scored if s[0] >= least and s[1] >= 0.5]
     if not scored:
         return []
     top = max(s for s, _ in scored)
     best = [row for s, row in scored if s == top]
-    return best if len({(row.label.lower(), row.context.lower()) for row in best}) == 1 else []
+    # one subject: one label (the same row printed in two tables, the statement and a note, is one subject; the
+    # caller then requires one value)
+    return best if len({row.label.lower() for row in best}) == 1 else []
+
+
+_ENDS_ON = re.compile(r"(?i)\b(?:as of|ended|ending|at)\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
+                      r"\d{1,2},?\s+(?:19|20)\d\d\b")
 
 
 def calendar_end(text: str) -> int | None:
-    """The month a calendar period the question names ends in ("Q2 2023": 6, "H1 2023": 6); None for a fiscal
-    period, whose months depend on where the fiscal year starts."""
+    """The month the period the question names ends in: the date it names ("as of April 30, 2023": 4, "the three
+    months ended July 1, 2023": 7), else a calendar period's ("Q2 2023": 6, "H1 2023": 6); None for a fiscal
+    period named without its date, whose months depend on where the fiscal year starts."""
+    if len(dates := {m.group(1).lower() for m in _ENDS_ON.finditer(text)}) == 1:
+        return _MONTHS.index(dates.pop()) + 1
     if re.search(r"(?i)\bFY|\bfiscal\b", text):
         return None
     m = re.search(r"(?i)\bQ([1-4])(?=\s*'?\d{2})|\b([1-4])Q(?=\s*'?\d{2})|\b(H1|6M|9M)(?=\s*'?\d{2})", text)
@@ -279,13 +291,31 @@ def _fits(cls: str, cell: str) -> bool:
     return not cell.endswith("%") and cls in ("money", "number", "count")
 
 
+_PER_SHARE = re.compile(r"(?i)\bper[- ](?:common |ordinary )?share\b|\bEPS\b")
+
+
+def per_share(text: str) -> bool:
+    return bool(_PER_SHARE.search(text))
+
+
 def _value(row: Row, cell: str) -> str:
-    negative = cell.startswith("(") or cell.startswith("-")
+    negative = cell.lstrip("$").startswith(("(", "-"))  # "(265)", "$(265)": a table's negative
     number = cell.strip("$()-%")
     if cell.endswith("%"):
         return f"{'-' if negative else ''}{number}%"
     dollar = "$" if "$" in cell or "$" in row.line.text else ""
-    return f"{'-' if negative else ''}{dollar}{number}{' ' + row.scale if row.scale else ''}"
+    # "(in millions, except per share amounts)": a per-share row is in dollars, whatever the table's scale
+    scale = "" if per_share(f"{row.label} {row.context}") else row.scale
+    return f"{'-' if negative else ''}{dollar}{number}{' ' + scale if scale else ''}"
+
+
+def names_the_measure(r: Reader, row: Row) -> bool:
+    """The row (its label, its block's heading, its passage's section) names every word of the asked measure
+    (``measure.py``), and is a per-share row exactly when the question asks a per-share figure."""
+    if per_share(f"{row.label} {row.context}") != per_share(r.q_text):
+        return False
+    section = row.line.passage.get("section") or ""
+    return not unnamed(measure_words(r.q_text), f"{row.label} {row.context} {section}")
 
 
 def defines_quantity(text: str) -> bool:
@@ -294,11 +324,15 @@ def defines_quantity(text: str) -> bool:
     return bool(_DEFINED.search(text))
 
 
+_MONTH_NAME = re.compile(r"(?i)(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?")
+
+
 def _names(text: str) -> set[str]:
     """The names a question writes with a capital (not its first word, a period or a currency): its subjects."""
     words = re.findall(r"(?<![.?!]\s)(?<!^)\b[A-Z][\w&’'-]*", text.strip())
     return {stem(re.sub(r"[’']s$", "", w)) for w in words
-            if len(w) >= 2 and not re.fullmatch(r"(?i)(?:Q[1-4]|[1-4]Q\d*|FY\d*|H[12]|[69]M|YTD|USD|GAAP)", w)}
+            if len(w) >= 2 and not re.fullmatch(r"(?i)(?:Q[1-4]|[1-4]Q\d*|FY\d*|H[12]|[69]M|YTD|USD|GAAP)", w)
+            and not _MONTH_NAME.fullmatch(w)}  # a month names the period, not a subject
 
 
 def _named_elsewhere(r: Reader, row: Row) -> str:
@@ -332,7 +366,8 @@ def pick_cell(r: Reader) -> Pick | None:
     if period is None or _FORMULA.search(r.q_text):
         return None
     # a row answers only in cells of the asked class: a money question's row holds amounts, a share's percents
-    rows = [row for row in table_rows(r) if any(_fits(r.asked.cls, c) for c in row.cells)]
+    rows = [row for row in table_rows(r) if any(_fits(r.asked.cls, c) for c in row.cells)
+            and names_the_measure(r, row)]
     values = {}
     for row in the_row(r, rows):
         fit = [j for j in _columns(row, period, calendar_end(r.q_text)) if _fits(r.asked.cls, row.cells[j])]

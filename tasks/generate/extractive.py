@@ -26,15 +26,19 @@ from typing import Any
 from schemas.contracts import AnswerWithEvidence, Asked, EvidenceSpan
 from tasks.generate import values as V
 from tasks.generate.cells import defines_quantity, on_dated_row, pick_cell
+from tasks.generate.changes import asks_percent_change, pick_change
+from tasks.generate.formula import pick_formula
 from tasks.generate.guards import (
     asks_explanation,
     computed_caveat,
     asked_items,
     kind_mismatch,
+    measure_unnamed,
     negation_missing,
     paired_by_position,
     period_unverified,
     states_change,
+    states_no_change,
 )
 from tasks.generate.lists import (
     NAME_COVERAGE,
@@ -213,6 +217,12 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     r = Reader(question, passages, asked)  # the passages as sentences, read once for every pick below
     if (then := pick_consequence(r)) is not None:  # before the computed-value check: "if ... less than 1.5 A"
         return _answer(then[0], then[1], True, True, 0.8, [], "condition.consequence")  # is a condition
+    if asks_percent_change(r.q_text) and (change := pick_change(r)) is not None:
+        pick, rule = change  # stated by a change column or a sentence, else computed from two printed figures
+        return _answer(pick.value, pick.lines, True, True, pick.coverage, pick.notes, rule)
+    if (computed := pick_formula(r)) is not None:  # the question's own formula, one printed cell per operand
+        return _answer(computed.value, computed.lines, True, True, computed.coverage, computed.notes,
+                       "computed.formula")
     printed = "\n".join(ln.get("text") or "" for p in passages for ln in p.get("lines") or [])
     if cannot := reader_cannot_state(question.get("text") or "", printed):
         what, why = cannot
@@ -316,9 +326,11 @@ def extract_answer(payload: dict[str, Any]) -> AnswerWithEvidence:
     if asked.cls != "yesno" and best.kind != "cell" and (missing := _scope_missing(r, best)):
         return abstain(r, f"the question asks about {missing}; the passage that states {best.value!r} does not "
                           f"name it", "scope")
+    if asked.numeric and best.kind != "cell" and (why := measure_unnamed(r, best)):
+        return abstain(r, why, "measure")
     if asked.numeric and (why := kind_mismatch(asked.cls, best)):
         return abstain(r, why, "kind")
-    if asked.numeric and (why := states_change(r.q_text, best)):
+    if asked.numeric and (why := states_change(r.q_text, best) or states_no_change(r.q_text, best)):
         return abstain(r, why, "change")
     if asked.numeric and (why := period_unverified(r, best)):
         return abstain(r, why, "period")

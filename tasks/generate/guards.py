@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from tasks.generate import values as V
+from tasks.generate.measure import asks_reported_figure, measure_words, unnamed
 from tasks.generate.typed import Pick, Reader
 
 _HOW_VERBS = (r"relate[sd]?|relating|compare[sd]?|differ(?:s|ed)?|align(?:s|ed)?|change[sd]?|evolve[sd]?|"
@@ -46,7 +47,8 @@ _EXPLAIN_RE = re.compile(
 _CHANGE_BEFORE = re.compile(
     r"(?i)\b(?:increase[sd]?|decrease[sd]?|rose|risen|fell|fallen|grew|grown|declined?|dropped|up|down|higher|lower|"
     r"gains?|loss(?:es)?|reductions?|growth|improve[sd]?|improvement|declines?|drops?|rises?|reduced|expanded|"
-    r"contracted|change[sd]?)\s+(?:of\s+|by\s+)?(?:approximately\s+|about\s+|nearly\s+|roughly\s+)?$")
+    r"contracted|change[sd]?)\s+(?:in\s+(?:[\w&'’-]+\s+){1,4}?)?(?:of\s+|by\s+)?"
+    r"(?:approximately\s+|about\s+|nearly\s+|roughly\s+)?$")
 _CHANGE_AFTER = re.compile(r"(?i)^\s*(?:\w+\s+){0,2}?(?:increase|decrease|rise|decline|reduction|growth|drop|"
                            r"improvement|change)\b")
 _ASKS_CHANGE = re.compile(r"(?i)\b(?:increase\w*|decrease\w*|chang\w*|grow\w*|rise|rose|risen|decline\w*|drop\w*|"
@@ -84,6 +86,26 @@ def states_change(q_text: str, best: Pick) -> str | None:
     word = _CHANGE_BEFORE.search(text[:start]) or _CHANGE_AFTER.search(text[end:])
     return f"{best.value!r} is stated as a change ({word.group(0).strip()!r}); the question asks a level" \
         if word else None
+
+
+# a question that asks the size of a change ("By how much did inventories increase", "By what percentage did net
+# sales change"): a level stated beside the question's words is not its answer
+_ASKS_CHANGE_SIZE = re.compile(r"(?i)\bby (?:how much|what (?:percentage|percent|amount|%))\b|"
+                               r"\bhow much (?:did|has|have|was|were) [^?]*\b(?:increase|decrease|grow|rise|fall|"
+                               r"decline|change)\w*\b")
+_STATED_CHANGE = re.compile(r"(?i)\b(?:increase\w*|decrease\w*|rose|risen|rise|fell|fallen|grew|grown|growth|"
+                            r"declin\w*|drop\w*|up|down|higher|lower|change\w*|gain\w*|reduc\w*|improv\w*)\b")
+
+
+def states_no_change(q_text: str, best: Pick) -> str | None:
+    """Why a value does not answer a question that asks the size of a change, else None: its sentence states no
+    change at all (a level, an obligation, a share)."""
+    if best.kind == "cell" or not _ASKS_CHANGE_SIZE.search(q_text):
+        return None
+    text, _, _ = _around(best)
+    if _STATED_CHANGE.search(text):
+        return None
+    return f"the question asks the size of a change; the sentence that states {best.value!r} states no change"
 
 
 def asked_period(q_text: str) -> str | None:
@@ -194,6 +216,20 @@ def kind_mismatch(cls: str, best: Pick) -> str | None:
     if cls == "percentage" and "percent" not in kinds and not _PERCENT.search(best.value):
         return f"{best.value!r} states no percent; the question asks a percentage"
     return None
+
+
+def measure_unnamed(r: Reader, best: Pick) -> str | None:
+    """Why a value read from a sentence is not shown to be the asked measure, else None: its sentence (with its
+    passage's section) leaves a word of the measure unnamed ("$3.4 billion of revenue recognized in the three
+    months ended ..." for an operating income of that quarter)."""
+    if not asks_reported_figure(r.asked.cls, r.q_text):
+        return None
+    text, _, _ = _around(best)
+    missing = unnamed(measure_words(r.q_text), f"{text} {best.lines[0].passage.get('section') or ''}")
+    if not missing:
+        return None
+    return f"the sentence that states {best.value!r} does not name {', '.join(r.terms.as_written(missing))!r} of " \
+           f"the measure asked"
 
 
 def computed_caveat(r: Reader, why: str) -> str:

@@ -1,0 +1,123 @@
+"""Values from periodic statements (issue #38): the measure the row or sentence names, a table's negatives and its
+per-share rows, a balance at a named date, changes read or computed, a formula the question defines computed from
+one cell per operand; each rule with a case where the reader must stay silent or give another value."""
+
+from __future__ import annotations
+
+from tasks.generate.measure import measure_words, unnamed
+from tests.reader.kit import answer, passage, q
+
+STATEMENT = [
+    "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (Unaudited)",
+    "(In millions, except per share amounts)",
+    "Three Months Ended Six Months Ended",
+    "April 1,", "2023", "March 26,", "2022", "April 1,", "2023", "March 26,", "2022",
+    "Total net sales $ 94,836 $ 97,278 $ 211,990 $ 221,223",
+    "Operating income $ 28,318 $ 29,979 $ 64,334 $ 71,677",
+    "Other income/(expense), net $ (265) $ 160 $ (658) $ 87",
+    "Net income $ 24,160 $ 25,010 $ 54,158 $ 59,640",
+    "Diluted earnings per share $ 1.52 $ 1.52 $ 3.41 $ 3.62",
+]
+DEFERRED = passage("s1", 9, [
+    "Total net sales include $3.5 billion of revenue recognized in the three months ended April 1, 2023 that was",
+    "included in deferred revenue as of December 31, 2022.",
+])
+BALANCE = [
+    "CONDENSED CONSOLIDATED BALANCE SHEETS (Unaudited)", "(In millions)",
+    "April 30, 2023 January 29, 2023",
+    "Inventories $ 4,611 $ 5,159",
+    "Total current assets $ 24,883 $ 23,073",
+    "Total current liabilities $ 6,925 $ 6,563",
+]
+
+
+def ask(text: str, primary: list[str], passages, shape: str = "amount"):
+    return answer(q(text, shape, primary), passages)
+
+
+def test_the_measure_is_what_the_question_asks_apart_from_whose_when_and_in_what_unit():
+    assert measure_words("What operating income did Apple's Americas segment report for the three months ended "
+                         "December 31, 2022?") == ["operat", "incom", "america"]
+    assert measure_words("Assume that you are an analyst covering Apple. What was the R&D expense for Q3 FY2022, "
+                         "in $M?") == ["r&d"]  # the role, the period, the unit and a generic noun aside
+    assert "cost" in measure_words("What was the total cost of sales for the first nine months of fiscal 2023?")
+    assert unnamed(["r&d"], "Research and development") == []  # an acronym names the words it spells
+    assert unnamed(["network", "edg", "revenu"], "NEX revenue increased 14%", "Network and Edge (NEX) revenue") == []
+
+
+def test_a_sentence_that_names_the_period_but_another_measure_is_not_the_answer():
+    a = ask("What was the operating income for the three months ended April 1, 2023?",
+            ["operating income", "three months", "April 1, 2023"], [DEFERRED])
+    assert not a.answer_found and a.rule == "abstain.measure"
+
+
+def test_the_row_of_the_measure_and_the_column_of_the_period():
+    a = ask("What was the operating income for the three months ended April 1, 2023?",
+            ["operating income", "three months", "April 1, 2023"], [DEFERRED, passage("t1", 4, STATEMENT)])
+    assert (a.answer_found, a.value, a.rule) == (True, "$28,318 million", "value.cell")
+
+
+def test_a_negative_in_parentheses_after_the_dollar_sign_stays_negative():
+    a = ask("What was other income/(expense), net for the three months ended April 1, 2023?",
+            ["other income", "expense", "net", "April 1, 2023"], [passage("t1", 4, STATEMENT)])
+    assert a.value == "-$265 million"
+
+
+def test_a_per_share_row_is_in_dollars_and_only_a_per_share_question_reads_it():
+    a = ask("What were diluted earnings per share for the six months ended April 1, 2023?",
+            ["diluted earnings per share", "six months"], [passage("t1", 4, STATEMENT)])
+    assert a.value == "$3.41"
+    a = ask("What were the earnings for the six months ended April 1, 2023?", ["earnings", "six months"],
+            [passage("t1", 4, STATEMENT)])
+    assert a.value != "$3.41 million"
+
+
+def test_a_balance_at_a_named_date_reads_the_column_of_that_date():
+    # both columns are of 2023: the month of the date asked tells them apart; one word names the measure whole
+    a = ask("What was the value of inventories as of April 30, 2023?", ["inventories", "April 30, 2023"],
+            [passage("b1", 3, BALANCE)])
+    assert a.value == "$4,611 million"
+    a = ask("What were inventories as of January 29, 2023?", ["inventories", "January 29, 2023"],
+            [passage("b1", 3, BALANCE)])
+    assert a.value == "$5,159 million"
+
+
+def test_a_change_is_read_where_stated_else_computed_from_the_two_columns():
+    change_table = ["(dollars in millions)", "Three Months Ended", "April 1,", "2023", "March 26,", "2022", "Change",
+                    "Total net sales $ 94,836 $ 97,278 (3)%"]
+    a = ask("By what percentage did total net sales change in the quarter ended April 1, 2023 compared with the "
+            "quarter ended March 26, 2022?", ["total net sales", "change"], [passage("c1", 17, change_table)])
+    assert (a.value, a.rule) == ("-3%", "change.cell")
+    a = ask("By what percentage did net income change in the six months ended April 1, 2023 compared with the six "
+            "months ended March 26, 2022?", ["net income", "change"], [passage("t1", 4, STATEMENT)])
+    assert (a.value, a.rule) == ("-9.2%", "computed.growth")
+    assert "54,158" in a.caveats[0] and "59,640" in a.caveats[0]  # its inputs, cited
+    stated = passage("m1", 20, ["In Q3 2022, total revenue was down 20%, as CCG revenue decreased 17%, DCAI",
+                                "revenue decreased 27%, and NEX revenue increased 14% from Q3 2021."])
+    a = ask("By what percentage did Network and Edge (NEX) revenue change in Q3 2022 compared with Q3 2021?",
+            ["NEX", "revenue", "change"], [stated])
+    assert (a.value, a.rule) == ("14%", "change.sentence")  # the change stated of its own subject, not the first
+    a = ask("By what percentage did Mobileye revenue change in Q3 2022 compared with Q3 2021?",
+            ["Mobileye", "revenue", "change"], [stated])
+    assert not a.answer_found
+
+
+def test_a_formula_the_question_defines_is_computed_from_one_cell_per_operand():
+    a = ask("What was the net profit margin (net income divided by total net sales) for the three months ended "
+            "April 1, 2023?", ["net profit margin", "three months"], [passage("t1", 4, STATEMENT)], "amount")
+    assert (a.value, a.rule) == ("25.5%", "computed.formula")
+    a = ask("What was the current ratio (total current assets divided by total current liabilities) as of "
+            "April 30, 2023?", ["current ratio"], [passage("b1", 3, BALANCE)])
+    assert a.value == "3.59"
+    a = ask("What was the combined figure (operating income plus research spending) for the three months ended "
+            "April 1, 2023?", ["operating income", "research"], [passage("t1", 4, STATEMENT)])
+    assert a.rule != "computed.formula"  # an operand no row names: nothing computed
+
+
+def test_a_yes_no_about_a_dated_event_reads_the_sentence_of_that_year():
+    lines = ["We repurchased 18.6 million shares of our common stock for $2.7 billion during the three months",
+             "ended March 31, 2022 under these programs.",
+             "There were no repurchases of our common stock during the three months ended March 31, 2023."]
+    a = ask("Did Amazon repurchase any shares of its common stock during the quarter ended March 31, 2023?",
+            ["repurchase", "shares", "common stock", "March 31, 2023"], [passage("y1", 30, lines)], "boolean")
+    assert a.value == "No"
