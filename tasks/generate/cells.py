@@ -94,7 +94,7 @@ def parse_row(text: str) -> tuple[str, list[str]] | None:
 def is_header(text: str) -> bool:
     """A header line: only periods, dates, years, units and '$'/'%' ("Three Months Ended", "June 25,", "2022")."""
     rest = _HEADER_WORDS.sub(" ", text)
-    rest = re.sub(r"[\d,.$%()/:\-–—|]", " ", rest)
+    rest = re.sub(r"[\d,.;$%()/:\-–—|]", " ", rest)
     return bool(text.strip()) and not rest.split()
 
 
@@ -314,6 +314,8 @@ def names_the_measure(r: Reader, row: Row) -> bool:
     (``measure.py``), and is a per-share row exactly when the question asks a per-share figure."""
     if per_share(f"{row.label} {row.context}") != per_share(r.q_text):
         return False
+    if per_share(r.q_text) and not any("." in c for c in row.cells):
+        return False  # a per-share amount is printed to the cent; whole numbers under "per share" are share counts
     section = row.line.passage.get("section") or ""
     return not unnamed(measure_words(r.q_text), f"{row.label} {row.context} {section}")
 

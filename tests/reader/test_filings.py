@@ -121,3 +121,17 @@ def test_a_yes_no_about_a_dated_event_reads_the_sentence_of_that_year():
     a = ask("Did Amazon repurchase any shares of its common stock during the quarter ended March 31, 2023?",
             ["repurchase", "shares", "common stock", "March 31, 2023"], [passage("y1", 30, lines)], "boolean")
     assert a.value == "No"
+
+
+def test_a_header_with_a_semicolon_and_a_share_count_row_under_per_share():
+    lines = ["Consolidated Condensed Statements of Income", "Three Months Ended Nine Months Ended",
+             "(In Millions, Except Per Share Amounts; Unaudited) Sep 30, 2023 Oct 1, 2022 Sep 30, 2023 Oct 1, 2022",
+             "Net revenue $ 14,158 $ 15,338 $ 38,822 $ 49,012",
+             "Earnings per share:", "Diluted $ 0.07 $ (0.02) $ (0.23) $ 1.94",
+             "Shares used in computing earnings per share:", "Diluted 4,209 4,115 4,191 4,110"]
+    a = ask("What was the total net revenue for the nine months ended September 30, 2023?",
+            ["net revenue", "nine months"], [passage("i1", 4, lines)])
+    assert a.value == "$38,822 million"
+    a = ask("What were diluted earnings per share for the nine months ended September 30, 2023?",
+            ["diluted earnings per share", "nine months"], [passage("i1", 4, lines)])
+    assert a.value == "-$0.23"  # the per-share row, not the share count printed under "per share"
