@@ -80,6 +80,7 @@ class Row:
     scale: str
     span: int = 1  # cells under one column of the header ("Amount" and "% of Net Revenue": 2)
     ends: list[int | None] | None = None  # the month each column's period ends in, where the header dates them
+    part_of: str = ""  # what the "Total X" row closing its run of rows totals (X), for a formula's operands
 
 
 def parse_row(text: str) -> tuple[str, list[str]] | None:
@@ -156,7 +157,25 @@ def table_rows(r: Reader) -> list[Row]:
             dated = iter(ends if len(ends) == sum(y.isdigit() for y in years) else [])
             out.append(Row(ln, parsed[0], cells, context, years, months, scale,
                            ends=[next(dated, None) if y.isdigit() else None for y in years]))
-    return out
+    return _under_totals(out)
+
+
+def _under_totals(rows: list[Row]) -> list[Row]:
+    """A row with no heading of its own, in a run of rows under one header that ends in a "Total X" row, is a part
+    of X ("iPhone" ... "Total net sales": iPhone's net sales). Kept apart from its heading: a part is never the
+    total a question asks ("Other, net" is no net income), only an operand a formula names ("iPhone net sales")."""
+    run: list[Row] = []
+    for row in rows:
+        if run and (row.line.pidx != run[-1].line.pidx or row.years != run[-1].years or row.context != run[-1].context):
+            run = []
+        run.append(row)
+        total = re.match(r"(?i)^total\s+(.+)$", row.label)
+        if total:
+            for part in run[:-1]:
+                if not part.context:
+                    part.part_of = total.group(1)
+            run = []
+    return rows
 
 
 def question_period(text: str) -> tuple[int | str | None, int, bool] | None:
@@ -314,6 +333,8 @@ def names_the_measure(r: Reader, row: Row) -> bool:
     (``measure.py``), and is a per-share row exactly when the question asks a per-share figure."""
     if per_share(f"{row.label} {row.context}") != per_share(r.q_text):
         return False
+    if re.search(r"(?i)\bother\b", row.label) and not re.search(r"(?i)\bother\b", r.q_text):
+        return False  # "Other, net", "Other expense": the residual line of a block, never the measure it is part of
     if per_share(r.q_text) and not any("." in c for c in row.cells):
         return False  # a per-share amount is printed to the cent; whole numbers under "per share" are share counts
     section = row.line.passage.get("section") or ""
@@ -375,10 +396,14 @@ def pick_cell(r: Reader) -> Pick | None:
         fit = [j for j in _columns(row, period, calendar_end(r.q_text)) if _fits(r.asked.cls, row.cells[j])]
         if len(fit) != 1:
             return None
-        values.setdefault(_value(row, row.cells[fit[0]]), row)
+        value = _value(row, row.cells[fit[0]])
+        # the statement prints "$ 297", the note "297": one figure, shown with its currency where one prints it
+        key = value.replace("$", "")
+        if key not in values or "$" in value:
+            values[key] = (value, row)
     if len(values) != 1:
         return None
-    value, row = next(iter(values.items()))
+    value, row = next(iter(values.values()))
     if _named_elsewhere(r, row):
         return None  # the question names a subject ("Mobileye's net revenue") that another row is labelled by
     score, _ = row_score(r, row)

@@ -55,13 +55,16 @@ def _operand(r: Reader, rows: list[C.Row], phrase: str, subjects: list[str], per
     scored = []
     for row in rows:
         section = row.line.passage.get("section") or ""
-        if unnamed(words, f"{row.label} {row.context} {section}") or C.per_share(row.label) != C.per_share(phrase):
+        if unnamed(words, f"{row.label} {row.context or row.part_of} {section}") or C.per_share(row.label) != C.per_share(phrase):
             continue
         label = [stem(t) for t in TOKEN_RE.findall(row.label.lower()) if t not in STOPWORDS]
-        own = sum(1 for w in label if w in words or any(w.startswith(x) or x.startswith(w) for x in words))
+        # the label's words are the operand's ("Total" of "total revenue" under "Revenue:") or the subject's
+        # ("North America" under "Operating income:", for a segment's operating income)
+        mine = {stem(t) for t in TOKEN_RE.findall(f"{phrase} {' '.join(subjects)}".lower())}
+        own = sum(1 for w in label if w in mine or any(w.startswith(x) or x.startswith(w) for x in words))
         if label and own / len(label) >= 0.5:
             named = sum(1 for s in subjects if s.lower() in f"{row.label} {row.context}".lower())
-            scored.append(((named, own / len(label)), row))
+            scored.append(((named, own, own / len(label)), row))
     if not scored:
         return None
     top = max(s for s, _ in scored)

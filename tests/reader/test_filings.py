@@ -135,3 +135,30 @@ def test_a_header_with_a_semicolon_and_a_share_count_row_under_per_share():
     a = ask("What were diluted earnings per share for the nine months ended September 30, 2023?",
             ["diluted earnings per share", "nine months"], [passage("i1", 4, lines)])
     assert a.value == "-$0.23"  # the per-share row, not the share count printed under "per share"
+
+
+PRODUCTS = ["Net sales by products and services for the six months ended April 1, 2023 (in millions):", "Six Months Ended", "April 1,", "2023", "March 26,", "2022",
+            "iPhone $ 117,109 $ 122,198", "Mac 14,903 18,954", "Services 41,673 39,907",
+            "Total net sales $ 211,990 $ 221,223",
+            "Other income/(expense):", "Interest income 1,000 900", "Other, net (74) (145)",
+            "Total other income (expense), net 926 755"]
+
+
+def test_a_row_under_a_total_is_a_part_of_it_for_an_operand_never_the_total_asked():
+    a = ask("What share of total net sales for the six months ended April 1, 2023 came from iPhone (iPhone net "
+            "sales divided by total net sales)?", ["iPhone", "net sales"], [passage("p1", 9, PRODUCTS)])
+    assert (a.value, a.rule) == ("55.2%", "computed.formula")
+    a = ask("What was net income for the six months ended April 1, 2023?", ["net income", "six months"],
+            [passage("p1", 9, PRODUCTS)])
+    assert a.value != "-$74 million" and a.value != "-74 million"
+
+
+def test_one_figure_printed_with_and_without_its_currency_in_two_tables_is_one_value():
+    note = ["Note 3: Earnings", "Three Months Ended", "(In Millions) Sep 30, 2023 Oct 1, 2022",
+            "Net income attributable to Intel 297 1,019"]
+    statement = ["Statements of Income", "Three Months Ended", "(In Millions) Sep 30, 2023 Oct 1, 2022",
+                 "Net income attributable to Intel $ 297 $ 1,019"]
+    a = ask("What was the net income attributable to Intel for the third quarter of 2023?",
+            ["net income attributable to Intel", "third quarter", "2023"],
+            [passage("n1", 12, note), passage("s1", 4, statement)])
+    assert a.value == "$297 million"
