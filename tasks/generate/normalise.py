@@ -1,7 +1,10 @@
 """Answer normalisation and matching, shared by the regime comparison and the evaluation harness.
 
 Numbers compare as numbers (thousands separators, currency, %, units and scale words such as "million" removed,
-``1.2 million`` == ``1,200,000``, ``$1,842`` == ``$1,842.00``); strings compare after case, accent-free punctuation
+``1.2 million`` == ``1,200,000``, ``$1,842`` == ``$1,842.00``); an answer and a reference of one figure each
+compare as an analyst would (``amounts.py``: scale and table headers, currency, percent vs points, signs, printed
+precision). A reference is judged by its headline (:func:`headline`), and a long prose reference by the figures and
+names a short answer states (:func:`states_within`); strings compare after case, accent-free punctuation
 and article folding, then by normalised Levenshtein similarity >= 0.5 (the ANLS rule of MMLongBench-Doc's scorer,
 binarised); strings that look like identifiers (contain digits, e-mail, URL) must match exactly. A phrase and a
 reference that state values (``at least 30 days' written notice`` for ``30``, ``sixty (60) days`` for ``60 days``,
