@@ -29,7 +29,8 @@ _FRAME = re.compile(
     r"(?i)^(?:value|values|amount|amounts|figure|figures|balance|sheet|sheets|statements?|report|reported|reports|"
     r"reporting|record|recorded|disclose|disclosed|line|item|segment|segments|company|company's|consolidated|"
     r"condensed|total|totals|usd|dollars?|millions?|billions?|thousands?|mn|bn|m|b|k|mm|percent|percentage|"
-    r"respectively|carrying|number|level|unaudited|filing|10-q|quarter's|stated|state|overall|"
+    r"respectively|carrying|carry|carried|hold|held|post|posted|book|booked|number|level|unaudited|filing|10-q|"
+    r"quarter.s|stated|state|overall|"
     # a change or a relation asked: the direction is the value's own word ("increased 11%"), checked elsewhere
     r"change[sd]?|compare[sd]?|comparison|versus|vs|grow|grew|growth|increase[sd]?|decrease[sd]?|rise|rose|"
     r"decline[sd]?|divided|divide|plus|minus)$")
@@ -61,7 +62,8 @@ def _acronym_named(acronym: str, text: str) -> bool:
 # whose figure it is: a name written possessively ("Apple's") or as the one who reports it ("reported by Apple",
 # "did Microsoft report")
 _OWNER = re.compile(r"\b([A-Z][\w&.-]*)['’]s\b|\b(?:by|at)\s+([A-Z][\w&.-]*)\b(?!\s+[A-Z])|\b(?:did|does|has|had)\s+"
-                    r"([A-Z][\w&.-]*)\s+(?:report|disclose|record|post|spend|pay|generate|earn|have|hold|declare)")
+                    r"([A-Z][\w&.-]*)\s+(?:report|disclose|record|post|spend|pay|generate|earn|have|hold|declare|carry|own|owe|"
+                    r"incur|book|recogni[sz]e|repurchase|issue|sell|invest|return|make|reach)")
 
 
 def measure_words(q_text: str, periods: bool = True) -> list[str]:

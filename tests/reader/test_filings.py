@@ -162,3 +162,9 @@ def test_one_figure_printed_with_and_without_its_currency_in_two_tables_is_one_v
             ["net income attributable to Intel", "third quarter", "2023"],
             [passage("n1", 12, note), passage("s1", 4, statement)])
     assert a.value == "$297 million"
+
+
+def test_the_one_who_carries_a_figure_is_whose_it_is_not_its_measure():
+    assert measure_words("How much accounts payable did Apple carry on its balance sheet as of April 1, 2023?") == \
+        ["account", "payabl"]
+    assert "mobiley" in measure_words("By what percentage did Mobileye revenue change in Q3 2022?")
