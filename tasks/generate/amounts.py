@@ -16,7 +16,6 @@ What an analyst accepts as "the same figure" (tasks.generate.normalise uses it t
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -148,7 +147,5 @@ def same_figure(p: Amount, r: Amount) -> bool:
 def figures_match(predicted: str, reference: str, p: Amount, r: Amount) -> bool:
     """Two answers of one figure each: the same figure, signed alike (magnitudes compared, signs by direction)."""
     if not same_figure(p, r):
-        return False
-    if math.copysign(1, p.value) != math.copysign(1, r.value) and p.explicit_sign and r.explicit_sign:
         return False
     return signs_agree(direction(predicted, p), direction(reference, r))

@@ -328,6 +328,17 @@ def _value(row: Row, cell: str) -> str:
     return f"{'-' if negative else ''}{dollar}{number}{' ' + scale if scale else ''}"
 
 
+def cell_number(cell: str) -> float | None:
+    """A cell's number, negative when printed in parentheses or with a minus ("$(7,419)", "(3)%"); None for a dash."""
+    text = cell.replace("$", "").replace(",", "").replace("%", "")
+    negative = text.startswith(("(", "-"))
+    try:
+        value = float(text.strip("()-"))
+    except ValueError:
+        return None
+    return -value if negative else value
+
+
 def names_the_measure(r: Reader, row: Row) -> bool:
     """The row (its label, its block's heading, its passage's section) names every word of the asked measure
     (``measure.py``), and is a per-share row exactly when the question asks a per-share figure."""

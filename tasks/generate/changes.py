@@ -43,7 +43,7 @@ def asks_percent_change(q_text: str) -> bool:
     return bool(ASKS_PERCENT_CHANGE.search(q_text))
 
 
-def asked_period(q_text: str) -> tuple[int | str | None, int, bool] | None:
+def changed_period(q_text: str) -> tuple[int | str | None, int, bool] | None:
     """The period whose change is asked: the one named before the period it is compared with."""
     head = _AGAINST.split(q_text, maxsplit=1)[0]
     return C.question_period(head) or C.question_period(q_text)
@@ -51,7 +51,7 @@ def asked_period(q_text: str) -> tuple[int | str | None, int, bool] | None:
 
 def _rows(r: Reader) -> list[C.Row]:
     return [row for row in C.table_rows(r) if C.names_the_measure(r, row)
-            and any(c[:1].isdigit() or c[:2] in ("$(", "(", "$-") or c.startswith("$") for c in row.cells)]
+            and any(c[:1].isdigit() or c.startswith("$") for c in row.cells)]
 
 
 def _group(row: C.Row, period: tuple[int | str | None, int, bool], end: int | None) -> list[int]:
@@ -66,20 +66,9 @@ def _group(row: C.Row, period: tuple[int | str | None, int, bool], end: int | No
     return [j] + [k for k in group if k != j]
 
 
-def _num(cell: str) -> float | None:
-    text = cell.replace("$", "").replace(",", "").replace("%", "")
-    negative = text.startswith("(") or text.startswith("-")
-    text = text.strip("()-")
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return -value if negative else value
-
-
 def pick_change(r: Reader) -> tuple[Pick, str] | None:
     """(the pick, its rule) for a question asking a change as a percentage; None when no source names it alone."""
-    period = asked_period(r.q_text)
+    period = changed_period(r.q_text)
     end = C.calendar_end(_AGAINST.split(r.q_text, maxsplit=1)[0])
     rows = _rows(r)
     the = C.the_row(r, rows) if period else []
@@ -95,7 +84,7 @@ def pick_change(r: Reader) -> tuple[Pick, str] | None:
             found.setdefault(value, (Pick(value, [row.line], 10.0, 1.0, 3, "cell", 0.8,
                                           [f"the change column of {row.label!r}"]), "change.cell"))
         elif len(prior) == 1:
-            cur, old = _num(row.cells[cols[0]]), _num(row.cells[prior[0]])
+            cur, old = C.cell_number(row.cells[cols[0]]), C.cell_number(row.cells[prior[0]])
             if cur is None or old in (None, 0):
                 continue
             value = f"{(cur - old) / abs(old) * 100:.1f}%"

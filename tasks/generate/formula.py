@@ -48,14 +48,15 @@ def _subjects(q_text: str, owners: set[str]) -> list[str]:
     return out
 
 
-def _operand(r: Reader, rows: list[C.Row], phrase: str, subjects: list[str], period, end) -> tuple[C.Row, str] | None:
+def _operand(rows: list[C.Row], phrase: str, subjects: list[str], period, end) -> tuple[C.Row, str] | None:
     words = measure_words(phrase, periods=False)
     if not words:
         return None
     scored = []
     for row in rows:
         section = row.line.passage.get("section") or ""
-        if unnamed(words, f"{row.label} {row.context or row.part_of} {section}") or C.per_share(row.label) != C.per_share(phrase):
+        if unnamed(words, f"{row.label} {row.context or row.part_of} {section}") \
+                or C.per_share(row.label) != C.per_share(phrase):
             continue
         label = [stem(t) for t in TOKEN_RE.findall(row.label.lower()) if t not in STOPWORDS]
         # the label's words are the operand's ("Total" of "total revenue" under "Revenue:") or the subject's
@@ -98,11 +99,6 @@ def _flip(cell: str) -> str:
     return bare.strip("()") if bare.startswith("(") else f"({bare})"
 
 
-def _number(cell: str) -> float:
-    text = cell.replace("$", "").replace(",", "")
-    return -float(text.strip("()-")) if text.startswith(("(", "-")) else float(text)
-
-
 def pick_formula(r: Reader) -> Pick | None:
     """The value of the formula the question defines, computed from one cell per operand; None when any operand
     does not resolve to one printed value."""
@@ -114,10 +110,12 @@ def pick_formula(r: Reader) -> Pick | None:
     owners = {m.group(1).lower() for m in re.finditer(r"\b([A-Z][\w&.-]*)['’]s\b", r.q_text)}
     subjects = _subjects(_DEFINITION.sub(" ", r.q_text), owners)
     rows = C.table_rows(r)
-    found = [_operand(r, rows, p, subjects, period, end) for p in parts[::2]]
+    found = [_operand(rows, p, subjects, period, end) for p in parts[::2]]
     if any(f is None for f in found):
         return None
-    values = [_number(cell) for _, cell in found]
+    values = [C.cell_number(cell) for _, cell in found]
+    if any(v is None for v in values):
+        return None
     total, notes = values[0], []
     for op, (row, cell), value in zip(parts[1::2], found[1:], values[1:]):
         op = op.lower()

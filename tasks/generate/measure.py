@@ -12,6 +12,7 @@ for "third-party seller services net sales".
 
 from __future__ import annotations
 
+import functools
 import re
 
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, matched, stem
@@ -70,6 +71,11 @@ def measure_words(q_text: str, periods: bool = True) -> list[str]:
     """The stems of the question's words that name the measure: content words that are neither a period, nor a
     framing word, nor the name of whose measure it is (a capitalised name followed by 's: "Apple's"). A formula's
     operand names no period (``periods=False``): its "current" is the measure's ("total current assets")."""
+    return list(_measure_words(q_text, periods))
+
+
+@functools.lru_cache(maxsize=256)  # asked again for every table row of every passage a question is read in
+def _measure_words(q_text: str, periods: bool) -> tuple[str, ...]:
     ask = frame_question(q_text).ask or q_text  # a role or an instruction around the ask names no measure
     owners = {next(g for g in m.groups() if g).lower() for m in _OWNER.finditer(ask)}
     out = []
@@ -82,7 +88,7 @@ def measure_words(q_text: str, periods: bool = True) -> list[str]:
         # "cost of sales" names a measure of its own; "R&D expense", "spent on marketing" do not
         if stem(bare) not in _GENERIC or tokens[i + 1:i + 2] == ["of"]:
             out.append(stem(bare))
-    return list(dict.fromkeys(out))
+    return tuple(dict.fromkeys(out))
 
 
 _DEFINED_ACRONYM = re.compile(r"((?:[A-Za-z][\w-]*\s+(?:and\s+|&\s+)?){1,6})\(([A-Z][A-Za-z&]{1,7})\)")
