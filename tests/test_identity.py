@@ -16,7 +16,7 @@ from flows.cli import app
 from flows.ingest import ingest_into
 from schemas.settings import get_settings
 from tasks.corpus.fiscal import closing_month, fiscal_label, parse_date
-from tasks.corpus.identity import Line, describe, load_identity, read_identity
+from tasks.corpus.identity import Line, describe, load_identity, read_identity, reports_a_period
 from tasks.corpus.parse import parse_pdf
 from tasks.corpus.sample.generate import generate_sample_corpus
 from warehouse import corpus
@@ -69,6 +69,7 @@ def test_a_quarterly_filing_says_its_issuer_form_period_and_fiscal_calendar():
     assert ident.date.value == "2023-05-05" and ident.date.source.startswith("metadata subject")
     assert ident.unread == []
     assert describe(ident).startswith("Northwind Traders Inc. (NWTR) · quarterly report (Form 10-Q) · fiscal Q2 2023")
+    assert reports_a_period(describe(ident))
 
 
 def test_the_fiscal_year_end_comes_from_a_quarterly_balance_sheet_when_nothing_else_says():
@@ -107,6 +108,8 @@ def test_an_annual_report_a_contract_and_a_paper():
                           {"title": "A Study of Things", "creationDate": "D:20240102120000Z"})
     assert paper.doc_type.value == "paper" and paper.title.value == "A Study of Things"
     assert paper.date.value == "2024-01-02" and paper.date.source.startswith("metadata creationDate")
+    assert not reports_a_period(describe(paper))  # dated, but it reports no period
+    assert not reports_a_period("Northwind Traders Inc. · manual · fiscal year ends in June · dated 2023-05-26")
 
 
 def test_a_document_whose_identity_cannot_be_read_says_so():
@@ -114,6 +117,7 @@ def test_a_document_whose_identity_cannot_be_read_says_so():
     assert set(ident.unread) == {"title", "issuer", "type", "period", "date"}
     assert describe(ident).startswith("identity not read")
     assert describe(None) == "identity not read"
+    assert not reports_a_period(describe(None))
 
 
 @pytest.mark.parametrize("end, months, fye, expected", [

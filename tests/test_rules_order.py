@@ -80,9 +80,32 @@ def test_inside_a_named_filing_its_issuer_and_period_are_no_evidence_of_place():
     assert order(question, [*named, other])[0] == "income"
     result = dispatch("q", arbitrate(q, [*named, other], []), [*named, other])
     assert result.primary[0].candidate_id == "income"
-    # a document the question does not name keeps every word of the question: its period may be another one
-    assert identity_terms(q, [c.model_copy(update={"preferred": "", "preferred_group": None}) for c in named]) == set()
+    # a document the question does not name, beside others, keeps every word of the question: its period may be
+    # another one
     assert identity_terms(q, [*named, other]) == set()
+    two = [c.model_copy(update={"preferred": "", "preferred_group": None}) for c in (named[0], other)]
+    assert identity_terms(q, two) == set()
+
+
+def test_inside_the_one_filing_a_question_is_asked_of_its_issuer_and_period_are_no_evidence_of_place():
+    # asked of one periodic report (doc-scoped: detection names no preference), the pool is its passages: every
+    # page is its issuer's and reports its period, so those words tell the passages apart no more than inside a
+    # named filing; the certification page that repeats the issuer's name and the period does not outrank the row
+    question = "What was Northwind's accounts payable at the period-end of the quarter ended April 30, 2023, in $M?"
+    pool = [brief("certification", 40, "Exhibit 31.1 > Certification",
+                  ["I, Jane Roe, certify that I have reviewed this quarterly report on Form 10-Q of Northwind",
+                   "Traders Inc. for the period ended April 30, 2023; based on my knowledge, this report does not"],
+                  rank=1),
+            brief("balance", 4, "Condensed Consolidated Balance Sheets",
+                  ["April 30, 2023 January 31, 2023", "Accounts payable $ 1,204 $ 1,390",
+                   "Accrued liabilities 2,015 2,122"], rank=2)]
+    q = parse_question("q", question)
+    assert {"northwind", "april", "2023"} <= identity_terms(q, pool)
+    assert order(question, pool)[0] == "balance"
+    # a document that reports no period (a manual, a paper) is about what its title and issuer name: every word stays
+    manual = 'Northwind Traders Inc. · manual · "Coffee machine user manual" · dated 2023-05-26'
+    assert identity_terms(q, [c.model_copy(update={"document": manual}) for c in pool]) == set()
+    assert identity_terms(q, [c.model_copy(update={"document": ""}) for c in pool]) == set()
 
 
 def test_an_acronym_with_no_token_of_its_own_is_read_as_the_pool_spells_it():

@@ -14,11 +14,11 @@ from what the documents say they are: ``tasks.detect.scope``); the arbiter judge
   without one takes its best supporting passage), so that the dispatcher's cap on primaries cannot drop a side.
 - Not found only when both pools say so: a term the named documents lack but another document carries may mean
   the identity was misread.
-- Inside the named documents, the question's words that their identity states (the issuer, the period:
-  :func:`identity_terms`) are no evidence of where the answer lies: every page of that filing is that issuer's
-  and reports that period. The rules set them aside there and judge the passages on the rest of the question (the
-  asked measure and its subject), so that a cover page or a sentence repeating "the quarter ended April 30, 2023"
-  does not outrank the row of the asked figure.
+- Inside the named documents, or the one periodic report a question is asked of, the question's words that their
+  identity states (the issuer, the period: :func:`identity_terms`) are no evidence of where the answer lies: every
+  page of that filing is that issuer's and reports that period. The rules set them aside there and judge the
+  passages on the rest of the question (the asked measure and its subject), so that a cover page or a sentence
+  repeating "the quarter ended April 30, 2023" does not outrank the row of the asked figure.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from schemas.contracts import ArbiterOutput, CandidateBrief, CandidateVerdict, ParsedQuestion
+from tasks.corpus.identity import reports_a_period
 from tasks.detect.periods import asked_periods
 from tasks.words import tokens
 
@@ -67,11 +68,19 @@ def arbitrate_named(question: ParsedQuestion, candidates: list[CandidateBrief], 
 def identity_terms(question: ParsedQuestion, candidates: list[CandidateBrief]) -> set[str]:
     """The words (tokens) that the candidates' documents state by being what they are: the words of each document's
     identity line (issuer, ticker, type, period) and of the periods the question asks, when every candidate is a
-    passage of a document the question names (detection matched them on that identity); empty otherwise (a document
-    not named may be another issuer's or period's, where those words still tell passages apart)."""
-    if not candidates or not all(c.preferred for c in candidates):
+    passage of a document the question names (detection matched them on that identity), or when the whole pool is
+    one periodic report (a question asked of that report: every page of it is that issuer's and reports that period;
+    on the guard set and the filings set, a footer or certification page repeating the issuer and the period
+    outranked the row asked for). Empty otherwise: beside other documents, a document not named may be another
+    issuer's or period's, where those words still tell passages apart; and a document that reports no period (a
+    manual, a paper, an inspection report) is about what its title and issuer name ('How many grams of coffee ...'
+    asked of a coffee machine's manual), so those words stay evidence (on MMLongBench dev they were)."""
+    if not candidates:
         return set()
     words = {t for c in candidates for t in tokens(c.document)}
+    one_report = len({c.doc_id for c in candidates}) == 1 and reports_a_period(candidates[0].document)
+    if not (all(c.preferred for c in candidates) or one_report):
+        return set()
     return words | {t for p in asked_periods(question.text) for t in tokens(p.text)}
 
 

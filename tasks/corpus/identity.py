@@ -333,6 +333,13 @@ def describe(ident: DocumentIdentity | None) -> str:
     return " · ".join(parts)
 
 
+def reports_a_period(line: str) -> bool:
+    """Whether a :func:`describe` line says which period its document reports (a periodic report: 'fiscal Q3 2023,
+    period ended 2023-07-01', 'period ended 2023-07-01'), not only when it is dated."""
+    return any(p.startswith(("period ended ", "fiscal ")) and not p.startswith("fiscal year ends in ")
+               for p in line.split(" · "))
+
+
 def frame_lines(lines: pl.DataFrame) -> list[Line]:
     """The lines of a document's first :data:`CALENDAR_PAGES` pages (a ``lines`` frame: parsed or stored), as
     :func:`read_identity` reads them."""
