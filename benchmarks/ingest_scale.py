@@ -1,7 +1,7 @@
 """Corpus-scale ingest: every PDF under ``--data`` from a clean home, single process and on a Dask cluster of
 process workers, against the embedder alone on the same windows.
 
-    python benchmarks/ingest_scale.py --data ../shared/data [--modes single,dask] [--every 1] [--workers 2]
+    python benchmarks/ingest_scale.py --data ../shared/data [--modes single,dask] [--every 1] [--workers 2] [--keep DIR]
 
 Each mode runs in a subprocess of its own (a clean home, a cold embedding cache, its own peak RSS) and prints
 pages/s, windows/s, seconds per stage (parse, embed = model time, write), peak RSS and the unchanged re-ingest
@@ -178,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--baseline-src", type=Path, default=None,
                     help="an earlier checkout: its single-process ingest of the same PDFs runs first, for the ratio")
+    ap.add_argument("--keep", type=Path, default=None,
+                    help="leave each mode's home under this folder (to evaluate what it ingested), not in a temp one")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--home", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -188,7 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     modes = (["baseline"] if args.baseline_src else []) + args.modes.split(",")
     with tempfile.TemporaryDirectory(prefix="arbiter-ingest-scale-") as tmp:
         for mode in modes:
-            results["modes"][mode] = spawn(args, mode, Path(tmp) / mode)
+            home = (args.keep or Path(tmp)) / mode
+            if home.exists():
+                raise SystemExit(f"{home} exists: ingest_scale starts each mode from a clean home")
+            results["modes"][mode] = spawn(args, mode, home)
             results["modes"][mode]["load_after"] = os.getloadavg()[0]
     loads = ", ".join(f"{m} {r['load_after']:.1f}" for m, r in results["modes"].items())
     print(f"ingest of {results['pdfs']} PDFs under {args.data} from a clean home; {os.cpu_count()} cores, load "
