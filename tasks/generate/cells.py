@@ -339,13 +339,19 @@ def cell_number(cell: str) -> float | None:
     return -value if negative else value
 
 
+def residual(label: str, asked: str) -> bool:
+    """An "Other" row ("Other, net", "Other income (expense), net") the ask does not name: the residual line of a
+    block, never the measure (or a formula's operand) it is part of."""
+    return bool(re.search(r"(?i)\bother\b", label)) and not re.search(r"(?i)\bother\b", asked)
+
+
 def names_the_measure(r: Reader, row: Row) -> bool:
     """The row (its label, its block's heading, its passage's section) names every word of the asked measure
     (``measure.py``), and is a per-share row exactly when the question asks a per-share figure."""
     if per_share(f"{row.label} {row.context}") != per_share(r.q_text):
         return False
-    if re.search(r"(?i)\bother\b", row.label) and not re.search(r"(?i)\bother\b", r.q_text):
-        return False  # "Other, net", "Other expense": the residual line of a block, never the measure it is part of
+    if residual(row.label, r.q_text):
+        return False
     if per_share(r.q_text) and not any("." in c for c in row.cells):
         return False  # a per-share amount is printed to the cent; whole numbers under "per share" are share counts
     section = row.line.passage.get("section") or ""

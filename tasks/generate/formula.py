@@ -56,7 +56,7 @@ def _operand(rows: list[C.Row], phrase: str, subjects: list[str], period, end) -
     for row in rows:
         section = row.line.passage.get("section") or ""
         if unnamed(words, f"{row.label} {row.context or row.part_of} {section}") \
-                or C.per_share(row.label) != C.per_share(phrase):
+                or C.per_share(row.label) != C.per_share(phrase) or C.residual(row.label, phrase):
             continue
         label = [stem(t) for t in TOKEN_RE.findall(row.label.lower()) if t not in STOPWORDS]
         # the label's words are the operand's ("Total" of "total revenue" under "Revenue:") or the subject's

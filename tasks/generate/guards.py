@@ -149,6 +149,12 @@ def period_unverified(r: Reader, best: Pick) -> str | None:
             q_part and (part and part.group(0).lower() != q_part.group(0).lower() or _QUARTER_RE.search(after)):
         return f"{best.value!r} is stated for {(part or _QUARTER_RE.search(after)).group(0)!r}; the question asks " \
                f"{period!r}"
+    if q_part and not q and not re.match(r"(?i)three|3\b", q_part.group(0)) \
+            and not any(not re.match(r"(?i)three|3\b", p.group(0)) for p in _PART_YEAR_RE.finditer(text)):
+        # a part of the year longer than a quarter asked ("the nine months ended ..."), and the sentence names none:
+        # a periodic report's sentences state the quarter's figures unless they say otherwise ("Gaming revenue was
+        # up 81% from a year ago and up 15% sequentially")
+        return f"the sentence that states {best.value!r} names no {q_part.group(0)!r}; the question asks {period!r}"
     if start >= 0 and years:
         # its year: the years of that clause, else the nearest year before it
         own = re.findall(r"\b(?:19|20)\d\d\b", after) or re.findall(r"\b(?:19|20)\d\d\b", text[:start])[-1:]

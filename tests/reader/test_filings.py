@@ -168,3 +168,28 @@ def test_the_one_who_carries_a_figure_is_whose_it_is_not_its_measure():
     assert measure_words("How much accounts payable did Apple carry on its balance sheet as of April 1, 2023?") == \
         ["account", "payabl"]
     assert "mobiley" in measure_words("By what percentage did Mobileye revenue change in Q3 2022?")
+
+
+def test_an_other_row_is_never_an_operand_the_formula_does_not_name():
+    """'Other income/(expense), net' names both words of 'net income': without the statement's own 'Net income'
+    row, nothing is computed (it was: 61 / 134,383 as a 0.0% margin)."""
+    rows = [line for line in STATEMENT if not line.startswith("Net income")]
+    a = ask("What was the net profit margin (net income divided by total net sales) for the three months ended "
+            "April 1, 2023?", ["net profit margin", "three months"], [passage("t1", 4, rows)])
+    assert a.rule != "computed.formula" and "265" not in (a.value or "")
+    a = ask("What was other income as a share of sales (other income divided by total net sales) for the three "
+            "months ended April 1, 2023?", ["other income"], [passage("t1", 4, rows)])
+    assert (a.value, a.rule) == ("-0.3%", "computed.formula")  # an operand that says 'other' reads that row
+
+
+def test_a_sentence_that_names_no_part_of_the_year_states_the_quarter_not_the_nine_months():
+    quarter = passage("g1", 30, ["Gaming revenue was up 81% from a year ago and up 15% sequentially. Strong growth",
+                                 "reflects higher sell-in to partners."])
+    a = ask("By what percentage did Gaming revenue grow in the nine months ended October 29, 2023 compared with the "
+            "nine months ended October 30, 2022?", ["Gaming", "revenue", "grow"], [quarter])
+    assert not a.answer_found
+    nine = passage("g2", 31, ["For the first nine months of fiscal year 2024, Gaming revenue was up 5% from a year",
+                              "ago."])
+    a = ask("By what percentage did Gaming revenue grow in the nine months ended October 29, 2023 compared with the "
+            "nine months ended October 30, 2022?", ["Gaming", "revenue", "grow"], [nine])
+    assert (a.value, a.rule) == ("5%", "change.sentence")  # the sentence that names the nine months is read
