@@ -193,3 +193,18 @@ def test_a_sentence_that_names_no_part_of_the_year_states_the_quarter_not_the_ni
     a = ask("By what percentage did Gaming revenue grow in the nine months ended October 29, 2023 compared with the "
             "nine months ended October 30, 2022?", ["Gaming", "revenue", "grow"], [nine])
     assert (a.value, a.rule) == ("5%", "change.sentence")  # the sentence that names the nine months is read
+
+
+def test_a_row_of_two_names_joined_is_not_the_figure_of_one_of_them():
+    segments = ["Revenue by Reportable Segments", "Three Months Ended Nine Months Ended", "October", "29,", "2023",
+                "October", "30,", "2022", "$", "Change", "%", "Change", "October", "29,", "2023", "October", "30,",
+                "2022", "$", "Change", "%", "Change", "($ in millions)",
+                "Compute & Networking $ 14,645 $ 3,816 $ 10,829 284 % $ 29,507 $ 11,395 $ 18,112 159 %",
+                "Graphics 3,475 2,115 1,360 64 % 9,312 9,528 (216) (2)%"]
+    a = ask("By what percentage did Networking revenue change in the third quarter of fiscal 2024 compared with a "
+            "year earlier?", ["Networking", "revenue", "change"], [passage("n1", 29, segments)])
+    assert not a.answer_found  # the joined segment's 284% is not Networking's
+    a = ask("By what percentage did Compute & Networking revenue change in the third quarter of fiscal 2024 "
+            "compared with a year earlier?", ["Compute", "Networking", "revenue", "change"],
+            [passage("n1", 29, segments)])
+    assert (a.value, a.rule) == ("284%", "change.cell")
