@@ -30,7 +30,7 @@ from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem
 from tasks.generate.typed import Pick, Reader
 
 # a cell: an amount as tables print it, "$ 6,797", "(1,016)", "56.8 %", "(21)%", or a dash for an empty cell
-_CELL = r"(?:\$\s?)?\(?-?\d[\d,]*(?:\.\d+)?\)?\s?%?|[—–-]"
+_CELL = r"(?:\$\s?)?\(?-?\d[\d,]*(?:\.\d+)?\)?\s?%?|[—–-](?:\s?%)?"  # "— %": an empty cell of a percent column
 _ROW = re.compile(rf"^(?P<label>[A-Za-z][^$\d]*?)\s+(?P<cells>(?:{_CELL})(?:\s+(?:{_CELL}))+)\s*$")
 _CELL_RE = re.compile(_CELL)
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
@@ -44,6 +44,8 @@ _HEADER_WORDS = re.compile(
     r"in|millions?|billions?|thousands?|dollars|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
     r"july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|q[1-4]|unaudited)\b")
 _SCALE = re.compile(r"(?i)\bin (millions|billions|thousands)\b")
+_SHARE_TABLE = re.compile(r"(?i)\b(?:percent(?:age)?s? of|as a % of|mix)\b")  # "Net sales mix:" shares of a total
+_FOOTNOTE = re.compile(r"\([1-9]\)")  # a footnote marker after a row's label, one more cell than the header has years
 MAX_WALK = 60  # lines a row's header is looked for above it
 MIN_TERMS = 2  # question terms a row must name: one alone ("balance", "end") is as often framing as the metric
 LABEL_WORDS = 8  # a label-only line this short heads the rows under it ("AWS", "Operating income (loss):")
@@ -99,16 +101,18 @@ def is_header(text: str) -> bool:
     return bool(text.strip()) and not rest.split()
 
 
-def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple[int | str, str]], str, str] | None:
-    """Years, period groups and named periods ("Q3 2023", "YTD 2023") of the header above row ``k``, the label
-    heading the row's block, the scale."""
+def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple[int | str, str]], list[int], str, str,
+                                                bool] | None:
+    """Years, period groups, named periods ("Q3 2023", "YTD 2023") and end months of the header above row ``k``, the
+    label heading the row's block, the scale, and whether the table states shares (percents printed bare)."""
     context = ""
     i = k - 1
     while i >= 0 and k - i <= MAX_WALK and not is_header(rows[i].text):
         text = rows[i].text.strip()
         if parse_row(text) is None:
-            if re.search(r"\d", text) or len(text.split()) > LABEL_WORDS:
-                return None  # prose between the row and any header: not this row's header
+            if re.search(r"\d", text) or (len(text.split()) > LABEL_WORDS and not text.endswith(":")):
+                return None  # prose between the row and any header: not this row's header (a line ending in a
+                # colon heads the rows under it: "Adjustments to reconcile net income to net cash from operations:")
             context = context or text
         i -= 1
     block: list[str] = []
@@ -128,7 +132,11 @@ def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple
     ends = [_MONTHS.index(m.group(0)[:3].lower()) + 1 for m in _MONTH_RE.finditer(head)]
     above = " ".join(ln.text for ln in rows[max(0, i - 3): k])
     scale = _SCALE.search(above)
-    return years, groups, named, ends, context, (scale.group(1).lower().rstrip("s") if scale else "")
+    # a table "expressed as a percentage of revenue" (its title, or the heading of the row's block, says so)
+    # prints its percents without the sign; a header with a percent column of its own mixes amounts and percents
+    title = " ".join(ln.text for ln in rows[max(0, i - 3): i + 1])
+    shares = bool(_SHARE_TABLE.search(f"{title} {context}")) and not re.search(r"%|(?i:percent)", head)
+    return years, groups, named, ends, context, (scale.group(1).lower().rstrip("s") if scale else ""), shares
 
 
 def table_rows(r: Reader) -> list[Row]:
@@ -141,13 +149,17 @@ def table_rows(r: Reader) -> list[Row]:
             head = _header(rows, k)
             if head is None:
                 continue
-            years, groups, named, ends, context, scale = head
-            cells = parsed[1]
+            years, groups, named, ends, context, scale, shares = head
+            label, cells = parsed
+            if len(cells) == len(years) + 1 and _FOOTNOTE.fullmatch(cells[0]):
+                label, cells = f"{label} {cells[0]}", cells[1:]  # "Third-party seller services (3) 25,335 29,820"
+            if shares:  # "Research and development 32.8 19.8" under "... expressed as a percentage of revenue"
+                cells = [c if c.endswith("%") or c in "—–-" else f"{c}%" for c in cells]
             if named and len(cells) % len(named) == 0 and len(cells) // len(named) <= 2:
                 # columns named by period and year; a column may span an amount and its share ("Amount", "% of
                 # Net Revenue"), told apart by the asked class
                 span = len(cells) // len(named)
-                out.append(Row(ln, parsed[0], cells, context, [named[j // span][1] for j in range(len(cells))],
+                out.append(Row(ln, label, cells, context, [named[j // span][1] for j in range(len(cells))],
                                [named[j // span][0] for j in range(len(cells))], scale, span))
                 continue
             if len(years) != len(cells) or not years[0].isdigit():
@@ -155,7 +167,7 @@ def table_rows(r: Reader) -> list[Row]:
             per = len(cells) // len(groups) if groups and len(cells) % len(groups) == 0 else 0
             months = [groups[j // per] if per else None for j in range(len(cells))]
             dated = iter(ends if len(ends) == sum(y.isdigit() for y in years) else [])
-            out.append(Row(ln, parsed[0], cells, context, years, months, scale,
+            out.append(Row(ln, label, cells, context, years, months, scale,
                            ends=[next(dated, None) if y.isdigit() else None for y in years]))
     return _under_totals(out)
 
@@ -185,6 +197,10 @@ def question_period(text: str) -> tuple[int | str | None, int, bool] | None:
         for m in pat.finditer(text):
             months, year, fiscal = read(m)
             found.add((months, int(year) % 100 + 2000 if len(year) == 2 else int(year), fiscal))
+    dated = {m.group(0) for m in _ENDS_ON.finditer(text)}
+    if not found and len(dated) == 1 and len({int(y) for y in _YEAR.findall(text)}) > 1:
+        # "the first quarter of fiscal year 2023 (quarter ended September 30, 2022)": the date names the column
+        text = re.sub(r"(?i)\bFY\s*'?\d{2,4}\b|\bfiscal(?: year)?\s+(?:19|20)\d\d\b", " ", text)
     if not found:
         years = {int(y) for y in _YEAR.findall(text)}
         fy = re.findall(r"(?i)\bFY\s*'?(\d{4}|\d{2})\b", text)
@@ -263,9 +279,17 @@ def the_row(r: Reader, rows: list[Row]) -> list[Row]:
         return []
     top = max(s for s, _ in scored)
     best = [row for s, row in scored if s == top]
-    # one subject: one label (the same row printed in two tables, the statement and a note, is one subject; the
-    # caller then requires one value)
-    return best if len({row.label.lower() for row in best}) == 1 else []
+    # one subject: one label, or one label with its heading that every other row's names (the same row printed in
+    # two tables, the statement and a note, is one subject, whichever of the two names the heading: "International"
+    # under "Operating income (loss)" and "Operating income" under "International"); the caller then requires one
+    # value
+    subjects = sorted((_subject(row) for row in best), key=len)
+    one = len({row.label.lower() for row in best}) == 1 or all(subjects[0] <= s for s in subjects)
+    return best if one else []
+
+
+def _subject(row: Row) -> frozenset[str]:
+    return frozenset(stem(t) for t in TOKEN_RE.findall(f"{row.label} {row.context}".lower()) if t not in STOPWORDS)
 
 
 _ENDS_ON = re.compile(r"(?i)\b(?:as of|ended|ending|at)\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
@@ -313,8 +337,16 @@ def _columns(row: Row, period: tuple[int | str | None, int, bool], end: int | No
     return []
 
 
+def of_the_year(rows: list[Row], period: tuple[int | str | None, int, bool]) -> list[Row]:
+    """A fiscal year is read as the calendar year it ends in, or the one before (``_columns``); where some of the rows
+    carry a column of the year named itself, those rows are the year's, and the others' earlier year is not it
+    (two filings' tables: "9M FY23" is the 2023 column of the one, not the 2022 column of the other)."""
+    exact = [row for row in rows if any(y.isdigit() and int(y) == period[1] for y in row.years)]
+    return exact if period[2] and exact else rows
+
+
 def _fits(cls: str, cell: str) -> bool:
-    if cell in "—–-":
+    if cell.rstrip("%") in "—–-":
         return False
     if cls == "percentage":
         return cell.endswith("%")
@@ -386,6 +418,9 @@ def _names(text: str) -> set[str]:
             and not _MONTH_NAME.fullmatch(w)}  # a month names the period, not a subject
 
 
+_ATTRIBUTABLE = re.compile(r"(?i)\battributable to\b.*$")
+
+
 def _named_elsewhere(r: Reader, row: Row) -> str:
     """A name of the question that the row (its label, its block's heading) does not carry but another table row's
     label does: the question asks about that row's subject."""
@@ -395,9 +430,11 @@ def _named_elsewhere(r: Reader, row: Row) -> str:
         for rows in r.by_passage:
             for ln in rows:
                 parsed = parse_row(ln.text)
+                # "Net income attributable to Intel" is the owner's share of another measure, not a row of Intel's
+                label = _ATTRIBUTABLE.sub("", parsed[0]) if parsed else ""
                 if parsed and ln is not row.line and (
-                        name in {stem(t) for t in TOKEN_RE.findall(parsed[0].lower())}
-                        or (_initials(parsed[0]) in acronyms and _initials(parsed[0]).lower() == name)):
+                        name in {stem(t) for t in TOKEN_RE.findall(label.lower())}
+                        or (_initials(label) in acronyms and _initials(label).lower() == name)):
                     return name
     return ""
 
@@ -420,7 +457,7 @@ def pick_cell(r: Reader) -> Pick | None:
     rows = [row for row in table_rows(r) if any(_fits(r.asked.cls, c) for c in row.cells)
             and names_the_measure(r, row)]
     values = {}
-    for row in the_row(r, rows):
+    for row in of_the_year(the_row(r, rows), period):
         fit = [j for j in _columns(row, period, calendar_end(r.q_text)) if _fits(r.asked.cls, row.cells[j])]
         if len(fit) != 1:
             return None

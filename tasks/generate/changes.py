@@ -71,7 +71,7 @@ def pick_change(r: Reader) -> tuple[Pick, str] | None:
     period = changed_period(r.q_text)
     end = C.calendar_end(_AGAINST.split(r.q_text, maxsplit=1)[0])
     rows = _rows(r)
-    the = C.the_row(r, rows) if period else []
+    the = C.of_the_year(C.the_row(r, rows), period) if period else []
     found: dict[str, tuple[Pick, str]] = {}
     for row in the:
         cols = _group(row, period, end)
@@ -83,7 +83,7 @@ def pick_change(r: Reader) -> tuple[Pick, str] | None:
             value = C._value(row, row.cells[change[0]])
             found.setdefault(value, (Pick(value, [row.line], 10.0, 1.0, 3, "cell", 0.8,
                                           [f"the change column of {row.label!r}"]), "change.cell"))
-        elif len(prior) == 1:
+        elif len(prior) == 1 and not row.cells[cols[0]].endswith("%"):  # a share's change is in points, not growth
             cur, old = C.cell_number(row.cells[cols[0]]), C.cell_number(row.cells[prior[0]])
             if cur is None or old in (None, 0):
                 continue

@@ -37,7 +37,7 @@ _MONEY_RE = re.compile(
     r"(?<![\w-])(?:fees?|premiums?|prices?|costs?|deductibles?|"
     r"allowances?|reimburse\w*|salar(?:y|ies)|wages?|revenues?|income|budgets?|spend\w*|spent|charges?|rents?|"
     r"payments?|fines?|penalt(?:y|ies)|worth|valuation|funding|profits?|earnings|dividends?|capex|expenses?|"
-    r"tuition|compensation|bonus(?:es)?|stipends?|grants?|amount|cash|cash flows?|sales|assets|debts?)(?![\w-])", re.I)
+    r"tuition|compensation|bonus(?:es)?|stipends?|grants?|amount|cash|cash flows?|sales|assets|debts?|eps)(?![\w-])", re.I)
 _IDENTIFIER_RE = re.compile(r"\b(?:(?:tele)?phone|fax|serial|account|registration|reference|contact|policy|model|"
                             r"part|case|licen[cs]e|passport|tax|vat|order|invoice|id) (?:number|no\.?|code)\b", re.I)
 _COUNT_RE = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bhow often\b", re.I)
@@ -102,6 +102,8 @@ _RANK_STATED_RE = re.compile(rf"(?i)\b(?:{_SUPERLATIVE}|{_COMPARATIVE}|than|top|
 def asks_ranking(text: str) -> str | None:
     """The rank word of a question that selects by rank ("highest", "more"), else None."""
     ask = re.split(r"(?<=\?)\s+", text.strip())[-1] if text.count("?") >= 2 else text
+    # a rank word written with a capital inside the sentence is part of a name ("Apple's Greater China segment")
+    ask = re.sub(rf"(?<=\s)(?=[A-Z][a-z])(?i:{_SUPERLATIVE}|{_COMPARATIVE})(?=\s+[A-Z])", "_", ask)
     m = _RANK_ASK_RE.search(ask)
     return (re.search(rf"(?i)\b(?:{_SUPERLATIVE}|{_COMPARATIVE})\b", m.group(0)[-20:]) or m).group(0) if m else None
 

@@ -208,3 +208,111 @@ def test_a_row_of_two_names_joined_is_not_the_figure_of_one_of_them():
             "compared with a year earlier?", ["Compute", "Networking", "revenue", "change"],
             [passage("n1", 29, segments)])
     assert (a.value, a.rule) == ("284%", "change.cell")
+
+
+def test_a_footnote_marker_after_a_label_is_no_cell():
+    table = ["Net sales by groups of similar products and services is as follows (in millions):",
+             "Three Months Ended", "March 31,", "2022 2023", "Net Sales:", "Online stores (1) $ 51,129 $ 51,096",
+             "Third-party seller services (3) 25,335 29,820", "Subscription services (4) 8,410 9,657"]
+    a = ask("What were third-party seller services net sales in Q1 2023?", ["third-party seller services", "Q1 2023"],
+            [passage("t1", 20, table)])
+    assert (a.value, a.rule) == ("29,820 million", "value.cell")
+    # a number in parentheses where the header has a column for it is a negative cell, not a marker
+    loss = ["Three Months Ended", "March 31,", "2021 2022 2023", "Other expense (3) 5 (7)"]
+    a = ask("What was other expense in Q1 2022?", ["other expense", "Q1 2022"], [passage("t2", 20, loss)])
+    assert a.value == "5"
+
+
+def test_rows_under_a_heading_that_ends_in_a_colon_keep_their_header():
+    flows = ["(In millions) (Unaudited)", "Three Months Ended September 30, 2023 2022", "Operations",
+             "Net income $ 22,291 $ 17,556", "Adjustments to reconcile net income to net cash from operations:",
+             "Depreciation, amortization, and other 3,921 2,790", "Net cash from operations 30,583 23,198"]
+    a = ask("What was net cash from operations in the quarter ended September 30, 2023?",
+            ["net cash from operations", "quarter"], [passage("c1", 5, flows)])
+    assert (a.value, a.rule) == ("30,583 million", "value.cell")
+    prose = flows[:4] + ["Adjustments to reconcile our net income for the period to the net cash we had from "
+                         "operations, as described in Note 4"] + flows[5:]
+    a = ask("What was net cash from operations in the quarter ended September 30, 2023?",
+            ["net cash from operations", "quarter"], [passage("c1", 5, prose)])
+    assert a.rule != "value.cell"  # prose between the row and the header: not its header
+
+
+def test_the_date_in_brackets_names_the_column_of_a_fiscal_period():
+    eps = ["Earnings Per Share", "Three Months Ended September 30, 2022 2021", "Basic (A/B) $ 2.35 $ 2.73"]
+    a = ask("What was basic earnings per share for the first quarter of fiscal year 2023 (quarter ended September "
+            "30, 2022)?", ["basic earnings per share", "first quarter"], [passage("e1", 10, eps)])
+    assert (a.value, a.rule) == ("$2.35", "value.cell")
+
+
+def test_an_owners_share_of_another_measure_does_not_make_the_question_about_another_row():
+    income = ["Consolidated Condensed Statements of Income", "Three Months Ended Nine Months Ended",
+              "(In Millions) Sep 30, 2023 Oct 1, 2022 Sep 30, 2023 Oct 1, 2022",
+              "Net revenue $ 14,158 $ 15,338 $ 38,822 $ 49,012",
+              "Net income (loss) attributable to Intel $ 297 $ 1,019 $ (980) $ 8,678"]
+    a = ask("What was Intel's total net revenue for the first nine months of 2023 (nine months ended September 30, "
+            "2023)?", ["Intel", "net revenue", "nine months"], [passage("i1", 5, income)])
+    assert (a.value, a.rule) == ("$38,822 million", "value.cell")
+    segments = income[:3] + ["Mobileye 530 450 1,500 1,350"]
+    a = ask("What was Mobileye's net revenue for the first nine months of 2023?", ["Mobileye", "net revenue"],
+            [passage("i1", 5, segments)])
+    assert a.value != "$38,822 million"  # a name another row carries is that row's subject
+
+
+def test_one_figure_under_its_segment_and_under_its_measure_is_one_subject():
+    by_segment = ["(in millions)", "Three Months Ended", "September 30,", "2021 2022", "International",
+                  "Net sales $ 29,145 $ 27,720", "Operating income (loss) $ (911) $ (2,466)"]
+    by_measure = ["(in millions)", "Three Months Ended", "September 30,", "2021 2022", "Operating Income (Loss):",
+                  "North America $ 880 $ (412)", "International (911) (2,466)"]
+    a = ask("What was the operating income (loss) of the International segment in the third quarter of 2022?",
+            ["operating income (loss)", "International", "third quarter"],
+            [passage("s1", 18, by_segment), passage("s2", 24, by_measure)])
+    assert (a.value, a.rule) == ("-$2,466 million", "value.cell")
+    other = by_measure[:-1] + ["International (900) (2,400)"]  # two different values: no one figure
+    a = ask("What was the operating income (loss) of the International segment in the third quarter of 2022?",
+            ["operating income (loss)", "International", "third quarter"],
+            [passage("s1", 18, by_segment), passage("s2", 24, other)])
+    assert a.rule != "value.cell"
+
+
+def test_an_empty_percent_cell_keeps_its_row_in_the_table():
+    recon = ["Three Months Ended", "(In Millions, Except Per Share Amounts) Oct 1, 2022 Sep 25, 2021",
+             "Gross margin percentage 42.6 % 56.0 %", "Acquisition-related adjustments 2.2 % 1.7 %",
+             "NAND memory business — % 0.1 %", "Non-GAAP gross margin percentage 45.9 % 58.3 %"]
+    a = ask("What was the non-GAAP gross margin percentage for the third quarter of 2022?",
+            ["non-GAAP gross margin percentage", "third quarter"], [passage("r1", 43, recon)], shape="amount")
+    assert (a.value, a.rule) == ("45.9%", "value.cell")
+
+
+def test_a_rank_word_inside_a_name_selects_nothing():
+    from tasks.questions.asked import asks_ranking  # noqa: PLC0415 (the one test of the question brick here)
+    assert asks_ranking("What operating income did the Greater China segment report in Q3 2022?") is None
+    assert asks_ranking("Which segment reported the greater operating income in Q3 2022?") == "greater"
+
+
+def test_a_table_of_shares_prints_percents_without_the_sign():
+    amounts = ["Three Months Ended", "(In millions) Oct 30, 2022 Oct 31, 2021", "Operating expenses",
+               "Research and development $ 1,945 $ 1,403"]
+    shares = ["The following table sets forth certain items of our statements of income expressed as a",
+              "percentage of revenue.", "Three Months Ended", "October 30,", "2022", "October 31,", "2021",
+              "Operating expenses", "Research and development 32.8 19.8"]
+    a = ask("What was R&D expense in the three months ended October 30, 2022?", ["R&D expense", "three months"],
+            [passage("a1", 3, amounts), passage("s1", 29, shares)])
+    assert (a.value, a.rule) == ("$1,945 million", "value.cell")  # the share is no second amount
+    mix = ["Three Months Ended", "March 31,", "2022 2023", "Net Sales:", "AWS $ 18,441 $ 21,354", "Net sales mix:",
+           "AWS 16 17"]
+    a = ask("By what percentage did AWS net sales change in the first quarter of 2023 compared with the first "
+            "quarter of 2022?", ["AWS", "net sales", "change"], [passage("m1", 24, mix)])
+    assert (a.value, a.rule) == ("15.8%", "computed.growth")  # a share's change is not the growth of the sales
+
+
+def test_a_fiscal_year_is_the_column_of_its_own_year_where_another_table_has_it():
+    older = ["Three Months Ended Nine Months Ended", "June 25,", "2022", "June 26,", "2021", "June 25,", "2022",
+             "June 26,", "2021", "Operating expenses:", "Research and development $ 6,797 $ 5,717 $ 19,490 $ 16,142"]
+    newer = ["Three Months Ended Nine Months Ended", "July 1,", "2023", "June 25,", "2022", "July 1,", "2023",
+             "June 25,", "2022", "Operating expenses:", "Research and development $ 7,442 $ 6,797 $ 22,608 $ 19,490"]
+    a = ask("By what percentage did 9M FY23 R&D expense grow versus 9M FY22?", ["R&D expense", "9M FY23"],
+            [passage("o1", 3, older), passage("n1", 3, newer)])
+    assert (a.value, a.rule) == ("16.0%", "computed.growth")
+    a = ask("What was R&D expense in 9M FY23?", ["R&D expense", "9M FY23"], [passage("o1", 3, older),
+                                                                           passage("n1", 3, newer)])
+    assert a.value == "$22,608"  # no scale printed
