@@ -273,6 +273,29 @@ def test_a_passage_that_ends_inside_a_list_reads_the_rest_of_it_over_the_page_br
                                                  context_lines=0).lines] == [48]
 
 
+def test_a_passage_that_opens_inside_a_table_carries_its_header(wh):
+    """Rows cut from their column header are a row of numbers; the header (with the title and scale above it and
+    the block heading nearest the passage) comes with them, the rows between left out."""
+    rows = [(30, "Net sales information is as follows (in millions):"), (31, "Three Months Ended June 30,"),
+            (32, "2022 2023"), (33, "Operating expenses:"), (34, "Cost of sales $ 66,424 $ 69,373"),
+            (35, "Fulfillment 20,342 21,305"), (36, "Technology and infrastructure 18,072 21,931"),
+            (37, "Sales and marketing 10,086 10,745"), (38, "We expect these costs to grow in 2024."),
+            (39, "Other 1 2")]
+    for n, text in rows:
+        wh.execute("INSERT INTO lines VALUES ('r', ?, 7, ?, ?, [0,0,1,1], 10, false, 0)", [DOC, n, text])
+    gp_ = prepare_passage(wh, passage("c", 7, ["Technology and infrastructure 18,072 21,931"], 36, 0.9),
+                          context_lines=1)
+    assert [ln.line_no for ln in gp_.lines] == [30, 31, 32, 33, 35, 36, 37]
+    a = extract(q("amount", text="What was the technology and infrastructure expense in the second quarter of 2023?",
+                  primary=["technology and infrastructure", "second quarter"]), [gp_])
+    assert (a.value, a.rule) == ("21,931 million", "value.cell")
+    # a passage whose rows follow prose of its own, or that prints its own header, carries nothing
+    assert [ln.line_no for ln in prepare_passage(wh, passage("c", 7, ["2022 2023"], 32, 0.9),
+                                                 context_lines=0).lines] == [32]
+    assert [ln.line_no for ln in prepare_passage(wh, passage("c", 7, ["Other 1 2"], 39, 0.9),
+                                                 context_lines=1).lines] == [38, 39]  # prose first
+
+
 def test_passages_that_run_on_into_each_other_are_read_as_one_sequential_step():
     # a procedure broken over a page: its steps in two passages, one of them right after the other
     first = GenerationPassage(candidate_id="a", doc_id=DOC, page=8, line_start=10, line_end=12, role="supporting",

@@ -22,6 +22,7 @@ from schemas.contracts import (
     RetrievedPassage,
 )
 from schemas.settings import GenerateSettings, Settings
+from tasks.generate.cells import LABEL_WORDS, MAX_WALK, is_header, parse_row
 from tasks.generate.lists import BULLETS
 from tasks.generate.loop import Completer, RegimeOutcome, run_regime
 from tasks.generate.normalise import answer_matches, normalise_value
@@ -37,7 +38,8 @@ from warehouse.db import Warehouse
 
 DEFAULT_CONTEXT_LINES = 2
 MAX_PASSAGE_LINES = 40
-CARRY_LINES = 4  # the previous page's lines a sentence carried over a page break may need
+CARRY_LINES = 4
+HEAD_ABOVE = 2  # lines above a table's header carried with it: its title, the scale "(in millions)"  # the previous page's lines a sentence carried over a page break may need
 TOKEN = re.compile(r"[A-Za-z]{2,}")
 PROSE_WORDS = 4
 LIST_RUN_LINES = 20  # the most lines a list the passage ends inside is read on for
@@ -87,6 +89,42 @@ def _carried_over(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]
     return prev[start:] if len(prose) == 2 and all(prose) else []  # a sentence of prose on both sides of the break
 
 
+def _table_head(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The header of the table a passage opens inside ("Technology and infrastructure 18,072 21,931 ..." under no
+    column line): its header lines on the same page ("Three Months Ended", "June 30,", "2022 2023"), up to
+    HEAD_ABOVE lines above them (the title and its scale, "(in millions)"), and the label-only line nearest above
+    the passage ("Operating expenses:"), the rows between left out. A cell is read only under a column its header
+    dates; without it the row is a row of numbers. Nothing when a header or prose comes first in the passage, or
+    when prose, another page or MAX_WALK lines come before a header."""
+    texts = [(r["text"] or "").strip() for r in rows]
+    first = next((i for i, t in enumerate(texts) if t), None)
+    if first is None or not any(parse_row(t) for t in texts[first:first + 3]):
+        return []
+    for t in texts[first:]:
+        if is_header(t):
+            return []  # the passage prints a header before its rows
+        if parse_row(t) is None and (re.search(r"\d", t) or len(t.split()) > LABEL_WORDS):
+            return []  # prose before the passage's rows: a table starts here, not above
+        if parse_row(t):
+            break
+    top = rows[first]
+    above = lines_text(wh, p.doc_id, max(0, top["line_no"] - MAX_WALK), top["line_no"] - 1)
+    above = [r for r in above if r["page"] == top["page"]]
+    label: list[dict[str, Any]] = []
+    for i in range(len(above) - 1, -1, -1):
+        text = (above[i]["text"] or "").strip()
+        if is_header(text):
+            j = i
+            while j > 0 and is_header(above[j - 1]["text"] or ""):
+                j -= 1
+            return above[max(0, j - HEAD_ABOVE):i + 1] + label
+        if parse_row(text) is None and text:
+            if re.search(r"\d", text) or (len(text.split()) > LABEL_WORDS and not text.endswith(":")):
+                return []
+            label = label or [above[i]]
+    return []
+
+
 def _list_run_on(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rest of a list the passage ends inside (its last line an item, or an item's lower-case continuation):
     the lines after it while they are items or continue one, over a page break (the new page's furniture before
@@ -122,7 +160,9 @@ def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEF
     rows = rows + _list_run_on(wh, p, rows) if inner_pages else rows
     source = "warehouse"
     if inner_pages:
-        lines = [PassageLine(line_no=r["line_no"], page=r["page"], text=r["text"]) for r in _window(rows, p)]
+        rows = _window(rows, p)
+        lines = [PassageLine(line_no=r["line_no"], page=r["page"], text=r["text"])
+                 for r in _table_head(wh, p, rows) + rows]
     else:
         source = "retrieval_text"
         lines = [PassageLine(line_no=p.line_start + i, page=p.page, text=t)
