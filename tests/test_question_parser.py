@@ -63,6 +63,9 @@ from tasks.questions.parser import (
         ("What is the most common cause of loss?", "text"),
         ("Which public holidays does the company give employees off?", "list"),
         ("Which model does the paper use?", "entity"),
+        # one line item whose name joins two words with 'and' is one amount; two things joined stay a list
+        ("What were Intel's research and development expenses in the first quarter of 2023?", "amount"),
+        ("What are the risks and benefits of the plan?", "list"),
     ],
 )
 def test_answer_shape_examples(text, shape):

@@ -37,7 +37,7 @@ _MONEY_RE = re.compile(
     r"(?<![\w-])(?:fees?|premiums?|prices?|costs?|deductibles?|"
     r"allowances?|reimburse\w*|salar(?:y|ies)|wages?|revenues?|income|budgets?|spend\w*|spent|charges?|rents?|"
     r"payments?|fines?|penalt(?:y|ies)|worth|valuation|funding|profits?|earnings|dividends?|capex|expenses?|"
-    r"tuition|compensation|bonus(?:es)?|stipends?|grants?|amount|cash|cash flows?|sales|assets|debts?|eps)(?![\w-])", re.I)
+    r"tuition|compensation|bonus(?:es)?|stipends?|grants?|amount|cash|cash flows?|sales|assets|debts?)(?![\w-])", re.I)
 _IDENTIFIER_RE = re.compile(r"\b(?:(?:tele)?phone|fax|serial|account|registration|reference|contact|policy|model|"
                             r"part|case|licen[cs]e|passport|tax|vat|order|invoice|id) (?:number|no\.?|code)\b", re.I)
 _COUNT_RE = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bhow often\b", re.I)

@@ -105,9 +105,14 @@ def _np_after(clause: str, opener: str) -> list[str]:
     rest = re.sub(r"^(the|a|an|its|their|his|her|this|these|those)\s+", "", rest)
     rest = re.sub(r"^[\w.&-]+'s?\s+", "", rest) if re.match(r"^[\w.&-]+'s?\s", rest) else rest
     words: list[str] = []
-    for w in re.findall(r"[\w%&-]+", rest):
+    tokens = re.findall(r"[\w%&-]+", rest)
+    for i, w in enumerate(tokens):
         if not words and w in GENERIC:
             continue  # 'the reported gross margin'
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if w == "and" and words and after and after not in STOPWORDS | AUX | GENERIC:
+            words.append(w)  # one name of two words joined: 'research and development expenses'
+            continue
         if w in STOPWORDS - {"many", "much"} or w in AUX or w in GENERIC:
             break
         words.append(w)
