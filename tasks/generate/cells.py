@@ -460,7 +460,7 @@ def pick_cell(r: Reader) -> Pick | None:
     for row in of_the_year(the_row(r, rows), period):
         fit = [j for j in _columns(row, period, calendar_end(r.q_text)) if _fits(r.asked.cls, row.cells[j])]
         if len(fit) != 1:
-            return None
+            continue  # no column of the asked period, or no one: another table of the subject may have it
         value = _value(row, row.cells[fit[0]])
         # the statement prints "$ 297", the note "297": one figure, shown with its currency where one prints it
         key = value.replace("$", "")

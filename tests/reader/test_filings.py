@@ -316,3 +316,14 @@ def test_a_fiscal_year_is_the_column_of_its_own_year_where_another_table_has_it(
     a = ask("What was R&D expense in 9M FY23?", ["R&D expense", "9M FY23"], [passage("o1", 3, older),
                                                                            passage("n1", 3, newer)])
     assert a.value == "$22,608"  # no scale printed
+
+
+def test_a_table_without_the_asked_column_leaves_the_subject_to_the_table_that_has_it():
+    twelve = ["Twelve Months Ended", "March 31,", "2022 2023", "Inventories $ 32,000 $ 34,000"]
+    quarter = ["(In millions)", "Three Months Ended", "March 31,", "2022 2023", "Inventories $ 31,000 $ 34,170"]
+    a = ask("What were inventories for the three months ended March 31, 2023?", ["inventories", "three months"],
+            [passage("y1", 22, twelve), passage("q1", 5, quarter)])
+    assert (a.value, a.rule) == ("$34,170 million", "value.cell")
+    a = ask("What were inventories for the three months ended March 31, 2023?", ["inventories", "three months"],
+            [passage("y1", 22, twelve)])
+    assert a.rule != "value.cell"  # no column of the period asked: no cell
