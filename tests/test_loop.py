@@ -289,6 +289,10 @@ def test_a_passage_that_opens_inside_a_table_carries_its_header(wh):
     a = extract(q("amount", text="What was the technology and infrastructure expense in the second quarter of 2023?",
                   primary=["technology and infrastructure", "second quarter"]), [gp_])
     assert (a.value, a.rule) == ("21,931 million", "value.cell")
+    # a passage that opens inside the header carries the rest of it
+    opens = passage("c", 7, ["2022 2023", "Operating expenses:", "Cost of sales $ 66,424 $ 69,373", "Fulfillment 20,342 "
+                                   "21,305", "Technology and infrastructure 18,072 21,931"], 32, 0.9)
+    assert [ln.line_no for ln in prepare_passage(wh, opens, context_lines=0).lines] == [30, 31, 32, 33, 34, 35, 36]
     # a passage whose rows follow prose of its own, or that prints its own header, carries nothing
     assert [ln.line_no for ln in prepare_passage(wh, passage("c", 7, ["2022 2023"], 32, 0.9),
                                                  context_lines=0).lines] == [32]

@@ -96,9 +96,31 @@ def parse_row(text: str) -> tuple[str, list[str]] | None:
 
 def is_header(text: str) -> bool:
     """A header line: only periods, dates, years, units and '$'/'%' ("Three Months Ended", "June 25,", "2022")."""
+    if re.search(r"\d,\d{3}|\(\d", text):
+        return False  # an amount ("1,655", "(378)"): a row's cells, printed apart from its label
     rest = _HEADER_WORDS.sub(" ", text)
     rest = re.sub(r"[\d,.;$%()/:\-–—|]", " ", rest)
     return bool(text.strip()) and not rest.split()
+
+
+_CELLS_ONLY = re.compile(rf"(?:{_CELL})(?:\s+(?:{_CELL}))*")
+
+
+def table_line(text: str, below: str = "") -> str:
+    """What a line between a table row and its header is: ``row``; ``label``, a short line or one ending in a colon
+    that heads the rows under it ("Operating income (loss):", "Adjustments to reconcile net income to net cash from
+    operations:"); ``part`` of a row printed on two lines, its cells alone ("8,124 9,788 25,083 30,764" under
+    "Client Computing") or a long label that runs on into the row below ("Acquisition of companies, net of cash
+    acquired, and purchases of" over "intangible and other assets (301) (18,719)"); else ``prose``."""
+    if parse_row(text):
+        return "row"
+    if _CELLS_ONLY.fullmatch(text):
+        return "part"
+    if re.search(r"\d", text):
+        return "prose"
+    if len(text.split()) <= LABEL_WORDS or text.endswith(":"):
+        return "label"
+    return "part" if re.match(r"[a-z]", below) else "prose"
 
 
 def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple[int | str, str]], list[int], str, str,
@@ -107,13 +129,15 @@ def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple
     label heading the row's block, the scale, and whether the table states shares (percents printed bare)."""
     context = ""
     i = k - 1
+    cells_below = False  # the line below is the cells of a row whose label is this line
     while i >= 0 and k - i <= MAX_WALK and not is_header(rows[i].text):
         text = rows[i].text.strip()
-        if parse_row(text) is None:
-            if re.search(r"\d", text) or (len(text.split()) > LABEL_WORDS and not text.endswith(":")):
-                return None  # prose between the row and any header: not this row's header (a line ending in a
-                # colon heads the rows under it: "Adjustments to reconcile net income to net cash from operations:")
+        kind = table_line(text, rows[i + 1].text.strip())
+        if kind == "prose":
+            return None  # prose between the row and any header: not this row's header
+        if kind == "label" and not cells_below:
             context = context or text
+        cells_below = bool(_CELLS_ONLY.fullmatch(text))
         i -= 1
     block: list[str] = []
     while i >= 0 and is_header(rows[i].text):
@@ -129,7 +153,7 @@ def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple
     years = re.findall(r"(?i)\b(?:19|20)\d{2}\b|\bchange\b", head)
     groups = [_GROUP_MONTHS[(g.group(1) or g.group(2)).lower()] for g in _GROUP.finditer(head)]
     named = [(_PART.get(m.group(1).upper(), 3), m.group(2)) for m in _NAMED_COLUMN.finditer(head)]
-    ends = [_MONTHS.index(m.group(0)[:3].lower()) + 1 for m in _MONTH_RE.finditer(head)]
+    ends = [closing_month(m.group(0)) for m in _MONTH_RE.finditer(head)]
     above = " ".join(ln.text for ln in rows[max(0, i - 3): k])
     scale = _SCALE.search(above)
     # a table "expressed as a percentage of revenue" (its title, or the heading of the row's block, says so)
@@ -296,12 +320,20 @@ _ENDS_ON = re.compile(r"(?i)\b(?:as of|ended|ending|at)\s+(jan|feb|mar|apr|may|j
                       r"\d{1,2},?\s+(?:19|20)\d\d\b")
 
 
+def closing_month(date: str) -> int:
+    """The month a period ending on ``date`` closes: a 52- or 53-week period that ends in the first week of a month
+    closes the month before ("October 1, 2022": the quarter of July to September, 9)."""
+    month = _MONTHS.index(_MONTH_RE.search(date).group(0)[:3].lower()) + 1
+    day = int(re.search(r"\d{1,2}\b", _MONTH_RE.search(date).group(0)).group(0))
+    return (month - 2) % 12 + 1 if day <= 7 else month
+
+
 def calendar_end(text: str) -> int | None:
     """The month the period the question names ends in: the date it names ("as of April 30, 2023": 4, "the three
-    months ended July 1, 2023": 7), else a calendar period's ("Q2 2023": 6, "H1 2023": 6); None for a fiscal
+    months ended July 1, 2023": 6, ``closing_month``), else a calendar period's ("Q2 2023": 6, "H1 2023": 6); None for a fiscal
     period named without its date, whose months depend on where the fiscal year starts."""
-    if len(dates := {m.group(1).lower() for m in _ENDS_ON.finditer(text)}) == 1:
-        return _MONTHS.index(dates.pop()) + 1
+    if len(dates := {closing_month(m.group(0)) for m in _ENDS_ON.finditer(text)}) == 1:
+        return dates.pop()
     if re.search(r"(?i)\bFY|\bfiscal\b", text):
         return None
     m = re.search(r"(?i)\bQ([1-4])(?=\s*'?\d{2})|\b([1-4])Q(?=\s*'?\d{2})|\b(H1|6M|9M)(?=\s*'?\d{2})", text)
@@ -371,6 +403,17 @@ def _value(row: Row, cell: str) -> str:
     return f"{'-' if negative else ''}{dollar}{number}{' ' + scale if scale else ''}"
 
 
+_OUTLAY = re.compile(r"(?i)\b(?:expenses?|costs?|spen[dt]|spending|outlays?)\b")
+
+
+def deduction(r: Reader, row: Row) -> bool:
+    """An expense row of a reconciliation ("Research and development expense (6,797) (5,717) ..."): every cell in
+    parentheses, the amount it takes off a total; the question asks that outlay, not a negative of it."""
+    return (bool(_OUTLAY.search(row.label)) and bool(_OUTLAY.search(r.q_text))
+            and not re.search(r"(?i)\b(?:income|benefit|gain|loss|net)\b", row.label)
+            and all((n := cell_number(c)) is None or n < 0 for c in row.cells))
+
+
 def cell_number(cell: str) -> float | None:
     """A cell's number, negative when printed in parentheses or with a minus ("$(7,419)", "(3)%"); None for a dash."""
     text = cell.replace("$", "").replace(",", "").replace("%", "")
@@ -398,7 +441,7 @@ def names_the_measure(r: Reader, row: Row) -> bool:
     if per_share(r.q_text) and not any("." in c for c in row.cells):
         return False  # a per-share amount is printed to the cent; whole numbers under "per share" are share counts
     section = row.line.passage.get("section") or ""
-    return not unnamed(measure_words(r.q_text), f"{row.label} {row.context} {section}")
+    return not unnamed(measure_words(r.q_text), f"{row.label} {row.context} {section}", r.q_text)
 
 
 def defines_quantity(text: str) -> bool:
@@ -462,6 +505,8 @@ def pick_cell(r: Reader) -> Pick | None:
         if len(fit) != 1:
             continue  # no column of the asked period, or no one: another table of the subject may have it
         value = _value(row, row.cells[fit[0]])
+        if deduction(r, row):
+            value = value.lstrip("-")  # the outlay asked, printed as what it takes off a reconciliation's total
         # the statement prints "$ 297", the note "297": one figure, shown with its currency where one prints it
         key = value.replace("$", "")
         if key not in values or "$" in value:

@@ -94,9 +94,21 @@ def pick_change(r: Reader) -> tuple[Pick, str] | None:
             found.setdefault(value, (Pick(value, [row.line], 9.0, 1.0, 3, "cell", 0.8, [note]), "computed.growth"))
     if len(found) == 1:
         return next(iter(found.values()))
+    stated = [v for v, (_, rule) in found.items() if rule == "change.cell"]
+    if len(stated) == 1 and all(_rounds_to(v, stated[0]) for v, (_, rule) in found.items() if rule != "change.cell"):
+        return found[stated[0]]  # the change printed, and computed to the precision it prints: one figure
     if found:
         return None  # two rows disagree: not shown
     return _stated(r)
+
+
+def _rounds_to(computed: str, printed: str) -> bool:
+    """A computed percent ("-1.4%") that rounds to a printed one ("-1%") at the precision it is printed to."""
+    digits = len(printed.rstrip("%").partition(".")[2])
+    try:
+        return round(float(computed.rstrip("%")), digits) == float(printed.rstrip("%"))
+    except ValueError:
+        return False
 
 
 def _stated(r: Reader) -> tuple[Pick, str] | None:

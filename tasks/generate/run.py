@@ -22,7 +22,7 @@ from schemas.contracts import (
     RetrievedPassage,
 )
 from schemas.settings import GenerateSettings, Settings
-from tasks.generate.cells import LABEL_WORDS, MAX_WALK, is_header, parse_row
+from tasks.generate.cells import MAX_WALK, is_header, parse_row, table_line
 from tasks.generate.lists import BULLETS
 from tasks.generate.loop import Completer, RegimeOutcome, run_regime
 from tasks.generate.normalise import answer_matches, normalise_value
@@ -93,24 +93,37 @@ def _table_head(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) 
     """The header of the table a passage opens inside ("Technology and infrastructure 18,072 21,931 ..." under no
     column line): its header lines on the same page ("Three Months Ended", "June 30,", "2022 2023"), up to
     HEAD_ABOVE lines above them (the title and its scale, "(in millions)"), and the label-only line nearest above
-    the passage ("Operating expenses:"), the rows between left out. A cell is read only under a column its header
-    dates; without it the row is a row of numbers. Nothing when a header or prose comes first in the passage, or
-    when prose, another page or MAX_WALK lines come before a header."""
+    the passage ("Operating expenses:"), the rows between left out; or, for a passage that opens inside the header,
+    the header lines above it. A cell is read only under a column its header dates; without it the row is a row of
+    numbers. Nothing when a whole header or prose comes first in the passage, or when prose, another page or
+    MAX_WALK lines come before a header."""
     texts = [(r["text"] or "").strip() for r in rows]
     first = next((i for i, t in enumerate(texts) if t), None)
-    if first is None or not any(parse_row(t) for t in texts[first:first + 3]):
+    if first is None:
         return []
-    for t in texts[first:]:
-        if is_header(t):
-            return []  # the passage prints a header before its rows
-        if parse_row(t) is None and (re.search(r"\d", t) or len(t.split()) > LABEL_WORDS):
-            return []  # prose before the passage's rows: a table starts here, not above
-        if parse_row(t):
-            break
     top = rows[first]
     above = lines_text(wh, p.doc_id, max(0, top["line_no"] - MAX_WALK), top["line_no"] - 1)
     above = [r for r in above if r["page"] == top["page"]]
+    if is_header(texts[first]):
+        # the passage opens inside its table's header ("(In Millions) Oct 1, 2022 ..." under "Three Months Ended
+        # Nine Months Ended"): the rest of the header block above it
+        j = len(above)
+        while j > 0 and is_header(above[j - 1]["text"] or ""):
+            j -= 1
+        opened = j < len(above) and any(parse_row(t) for t in texts[first:])
+        return above[max(0, j - HEAD_ABOVE):] if opened else []
+    if not any(parse_row(t) for t in texts[first:first + 3]):
+        return []
+    for i, t in enumerate(texts[first:], start=first):
+        if is_header(t):
+            return []  # the passage prints a header before its rows
+        kind = table_line(t, texts[i + 1] if i + 1 < len(texts) else "")
+        if kind == "prose":
+            return []  # prose before the passage's rows: a table starts here, not above
+        if kind == "row":
+            break
     label: list[dict[str, Any]] = []
+    below = texts[first]
     for i in range(len(above) - 1, -1, -1):
         text = (above[i]["text"] or "").strip()
         if is_header(text):
@@ -118,10 +131,12 @@ def _table_head(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) 
             while j > 0 and is_header(above[j - 1]["text"] or ""):
                 j -= 1
             return above[max(0, j - HEAD_ABOVE):i + 1] + label
-        if parse_row(text) is None and text:
-            if re.search(r"\d", text) or (len(text.split()) > LABEL_WORDS and not text.endswith(":")):
-                return []
+        kind = table_line(text, below) if text else "part"
+        if kind == "prose":
+            return []
+        if kind == "label":
             label = label or [above[i]]
+        below = text
     return []
 
 

@@ -327,3 +327,52 @@ def test_a_table_without_the_asked_column_leaves_the_subject_to_the_table_that_h
     a = ask("What were inventories for the three months ended March 31, 2023?", ["inventories", "three months"],
             [passage("y1", 22, twelve)])
     assert a.rule != "value.cell"  # no column of the period asked: no cell
+
+
+def test_a_row_printed_on_two_lines_does_not_cut_the_rows_below_from_their_header():
+    segments = ["Three Months Ended Nine Months Ended", "(In Millions) Oct 1, 2022 Sep 25, 2021 Oct 1, 2022 Sep 25, 2021",
+                "Operating income (loss):", "Client Computing", "1,655 3,592 5,567 11,909",
+                "Accelerated Computing Systems and Graphics (378) (222) (1,275) (566)"]
+    a = ask("What was the operating income (loss) of the Accelerated Computing Systems and Graphics (AXG) segment in "
+            "Q3 2022?", ["operating income", "Accelerated Computing Systems and Graphics", "Q3 2022"],
+            [passage("s1", 10, segments)])
+    assert (a.value, a.rule) == ("-378 million", "value.cell")
+    flows = ["Three Months Ended", "(In millions) March 31, 2023 2022", "Investing",
+             "Acquisition of companies, net of cash acquired, and purchases of",
+             "intangible and other assets (301) (18,719)", "Net cash used in investing (3,264) (16,171)"]
+    a = ask("What was net cash used in investing in the three months ended March 31, 2023?",
+            ["net cash used in investing", "three months"], [passage("f1", 5, flows)])
+    assert (a.value, a.rule) == ("-3,264 million", "value.cell")
+    prose = flows[:3] + ["We invested in data centers and acquired companies during the quarter, as described in",
+                         "Note 8 of the accompanying notes.", "Net cash used in investing (3,264) (16,171)"]
+    a = ask("What was net cash used in investing in the three months ended March 31, 2023?",
+            ["net cash used in investing", "three months"], [passage("f1", 5, prose)])
+    assert a.rule != "value.cell"  # prose between the row and the header
+
+
+def test_a_printed_change_and_the_change_computed_to_its_precision_are_one_figure():
+    mdna = ["Three Months Ended Nine Months Ended", "July 1,", "2023", "June 25,", "2022", "Change", "July 1,", "2023",
+            "June 25,", "2022", "Change", "Net sales by category:",
+            "Total net sales $ 81,797 $ 82,959 (1)% $ 293,787 $ 304,182 (3)%"]
+    statement = ["Three Months Ended Nine Months Ended", "July 1,", "2023", "June 25,", "2022", "July 1,", "2023",
+                 "June 25,", "2022", "Total net sales $ 81,797 $ 82,959 $ 293,787 $ 304,182"]
+    a = ask("By what percentage did total net sales change in Q3 FY23 versus Q3 FY22?", ["total net sales", "change"],
+            [passage("m1", 18, mdna), passage("s1", 9, statement)])
+    assert (a.value, a.rule) == ("-1%", "change.cell")
+    other = statement[:-1] + ["Total net sales $ 81,797 $ 80,000 $ 293,787 $ 304,182"]  # 2.2%: another figure
+    a = ask("By what percentage did total net sales change in Q3 FY23 versus Q3 FY22?", ["total net sales", "change"],
+            [passage("m1", 18, mdna), passage("s1", 9, other)])
+    assert not a.answer_found
+
+
+def test_an_expense_a_reconciliation_takes_off_its_total_is_the_outlay_asked():
+    recon = ["Three Months Ended Nine Months Ended", "June 25,", "2022", "June 26,", "2021", "June 25,", "2022",
+             "June 26,", "2021", "Segment operating income $ 30,000 $ 28,000 $ 90,000 $ 85,000",
+             "Research and development expense (6,797) (5,717) (19,490) (16,142)"]
+    a = ask("What was R&D expense for the three months ended June 25, 2022?", ["R&D expense", "three months"],
+            [passage("r1", 15, recon)])
+    assert (a.value, a.rule) == ("6,797", "value.cell")
+    loss = recon[:-1] + ["Foreign currency loss (97) (12) (105) (40)"]
+    a = ask("What was the foreign currency loss for the three months ended June 25, 2022?",
+            ["foreign currency loss", "three months"], [passage("r1", 15, loss)])
+    assert a.value == "-97"  # not an expense: its sign stays
