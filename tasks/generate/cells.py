@@ -1,9 +1,5 @@
-"""Table cells: the value at the row and the column a question names, in a table printed as text lines.
-
-A PDF table comes out as a row per line, a label then its cells ("Research and development $ 6,797 $ 5,717
-$ 19,490 $ 16,142"), under header lines that carry the columns' periods and years ("Three Months Ended Nine Months
-Ended", then "June 25, 2022", "June 26, 2021", ...). A value is read from such a row only when both its row and its
-column are identified without doubt:
+"""Table cells: the value at the row and the column a question names, in tables read by ``tables``. A value is read
+only when both its row and its column are identified without doubt:
 
 - the row: its label (with the label-only line heading its block, "AWS" over "Operating income", else the table's
   title line) names two or more of the question's own terms, more than any other row of the passages, and at least
@@ -23,221 +19,19 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
 from tasks.generate.measure import measure_words, unnamed
-from tasks.generate.sentences import STOPWORDS, TOKEN_RE, PLine, matched, stem
+from tasks.generate.period import calendar_end, question_period
+from tasks.generate.sentences import STOPWORDS, TOKEN_RE, matched, stem
+from tasks.generate.tables import Row, cell_number, parse_row, table_rows
 from tasks.generate.typed import Pick, Reader
 
-# a cell: an amount as tables print it, "$ 6,797", "(1,016)", "56.8 %", "(21)%", or a dash for an empty cell
-_CELL = r"(?:\$\s?)?\(?-?\d[\d,]*(?:\.\d+)?\)?\s?%?|[—–-](?:\s?%)?"  # "— %": an empty cell of a percent column
-_ROW = re.compile(rf"^(?P<label>[A-Za-z][^$\d]*?)\s+(?P<cells>(?:{_CELL})(?:\s+(?:{_CELL}))+)\s*$")
-_CELL_RE = re.compile(_CELL)
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-_GROUP = re.compile(r"(?i)\b(three|six|nine|twelve|3|6|9|12)\s+months?\s+ended|\b(quarter|year)\s+ended")
-_GROUP_MONTHS = {"three": 3, "3": 3, "six": 6, "6": 6, "nine": 9, "9": 9, "twelve": 12, "12": 12, "quarter": 3,
-                 "year": 12}
-# the words a header line is made of: periods, dates, units, change columns
-_HEADER_WORDS = re.compile(
-    r"(?i)\b(?:three|six|nine|twelve|months?|weeks?|ended|ending|quarters?|years?|fiscal|as|of|at|and|change|percent|"
-    r"percentage|except|per|share|amounts|data|unaudited|ytd|"
-    r"in|millions?|billions?|thousands?|dollars|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
-    r"july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|q[1-4]|unaudited)\b")
-_SCALE = re.compile(r"(?i)\bin (millions|billions|thousands)\b")
-_SHARE_TABLE = re.compile(r"(?i)\b(?:percent(?:age)?s? of|as a % of|mix)\b")  # "Net sales mix:" shares of a total
-_FOOTNOTE = re.compile(r"\([1-9]\)")  # a footnote marker after a row's label, one more cell than the header has years
-MAX_WALK = 60  # lines a row's header is looked for above it
 MIN_TERMS = 2  # question terms a row must name: one alone ("balance", "end") is as often framing as the metric
-LABEL_WORDS = 8  # a label-only line this short heads the rows under it ("AWS", "Operating income (loss):")
-
-# the period a question names: (months or "ytd", two- or four-digit year, fiscal)
-_Q_PERIODS = [
-    (re.compile(r"(?i)\bQ([1-4])\s*(FY)?\s*'?(\d{4}|\d{2})\b"), lambda m: (3, m.group(3), bool(m.group(2)))),
-    (re.compile(r"(?i)\b([1-4])Q\s*(FY)?\s*'?(\d{4}|\d{2})\b"), lambda m: (3, m.group(3), bool(m.group(2)))),
-    (re.compile(r"(?i)\bFY\s*'?(\d{4}|\d{2})\s*Q([1-4])\b"), lambda m: (3, m.group(1), True)),
-    (re.compile(r"(?i)\b(H1|6M|9M|YTD)\s*(FY)?\s*'?(\d{4}|\d{2})\b"),
-     lambda m: (_PART[m.group(1).upper()], m.group(3), bool(m.group(2)))),
-    (re.compile(r"(?i)\bFY\s*'?(\d{4}|\d{2})\s*(H1|6M|9M|YTD)\b"),
-     lambda m: (_PART[m.group(2).upper()], m.group(1), True)),
-]
-_PART = {"H1": 6, "6M": 6, "9M": 9, "YTD": "ytd"}
 _DEFINED = re.compile(r"(?i)\bdefined as\b|\bdefine \w+(?: \w+)? as\b|\s=\s")
-_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-_MONTH_RE = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b")
-_NAMED_COLUMN = re.compile(r"(?i)\b(Q[1-4]|YTD|H1|6M|9M)\s*((?:19|20)\d{2})\b")
 # a question that defines its quantity by a formula or asks one quantity relative to another computes it from
 # several cells: any one cell is an operand, never the answer
 _FORMULA = re.compile(r"(?i)\bdefined? as\b|\bdefinition\b|=|\bas an? (?:share|percentage|percent|%|ratio|fraction|proportion|multiple) of\b|% of\b|"
                       r"\b(?:divided by|minus|plus|less|excluding|net of|ratio|per cent of|compute|calculate)\b")
-
-
-@dataclass
-class Row:
-    line: PLine
-    label: str
-    cells: list[str]
-    context: str  # the label-only line heading the row's block
-    years: list[str]  # the column years, one per cell
-    months: list[int | str | None]  # the column periods, one per cell (None: the header does not group the cells)
-    scale: str
-    span: int = 1  # cells under one column of the header ("Amount" and "% of Net Revenue": 2)
-    ends: list[int | None] | None = None  # the month each column's period ends in, where the header dates them
-    part_of: str = ""  # what the "Total X" row closing its run of rows totals (X), for a formula's operands
-
-
-def parse_row(text: str) -> tuple[str, list[str]] | None:
-    """``(label, cells)`` of a table row: a label then two or more cells and nothing else."""
-    m = _ROW.match(text.strip())
-    if not m:
-        return None
-    cells = [c.replace(" ", "") for c in _CELL_RE.findall(m.group("cells"))]
-    return (m.group("label").strip(), cells) if len(cells) >= 2 else None
-
-
-def is_header(text: str) -> bool:
-    """A header line: only periods, dates, years, units and '$'/'%' ("Three Months Ended", "June 25,", "2022")."""
-    if re.search(r"\d,\d{3}|\(\d", text):
-        return False  # an amount ("1,655", "(378)"): a row's cells, printed apart from its label
-    rest = _HEADER_WORDS.sub(" ", text)
-    rest = re.sub(r"[\d,.;$%()/:\-–—|]", " ", rest)
-    return bool(text.strip()) and not rest.split()
-
-
-_CELLS_ONLY = re.compile(rf"(?:{_CELL})(?:\s+(?:{_CELL}))*")
-
-
-def table_line(text: str, below: str = "") -> str:
-    """What a line between a table row and its header is: ``row``; ``label``, a short line or one ending in a colon
-    that heads the rows under it ("Operating income (loss):", "Adjustments to reconcile net income to net cash from
-    operations:"); ``part`` of a row printed on two lines, its cells alone ("8,124 9,788 25,083 30,764" under
-    "Client Computing") or a long label that runs on into the row below ("Acquisition of companies, net of cash
-    acquired, and purchases of" over "intangible and other assets (301) (18,719)"); else ``prose``."""
-    if parse_row(text):
-        return "row"
-    if _CELLS_ONLY.fullmatch(text):
-        return "part"
-    if re.search(r"\d", text):
-        return "prose"
-    if len(text.split()) <= LABEL_WORDS or text.endswith(":"):
-        return "label"
-    return "part" if re.match(r"[a-z]", below) else "prose"
-
-
-def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple[int | str, str]], list[int], str, str,
-                                                bool] | None:
-    """Years, period groups, named periods ("Q3 2023", "YTD 2023") and end months of the header above row ``k``, the
-    label heading the row's block, the scale, and whether the table states shares (percents printed bare)."""
-    context = ""
-    i = k - 1
-    cells_below = False  # the line below is the cells of a row whose label is this line
-    while i >= 0 and k - i <= MAX_WALK and not is_header(rows[i].text):
-        text = rows[i].text.strip()
-        kind = table_line(text, rows[i + 1].text.strip())
-        if kind == "prose":
-            return None  # prose between the row and any header: not this row's header
-        if kind == "label" and not cells_below:
-            context = context or text
-        cells_below = bool(_CELLS_ONLY.fullmatch(text))
-        i -= 1
-    block: list[str] = []
-    while i >= 0 and is_header(rows[i].text):
-        block.insert(0, rows[i].text)
-        i -= 1
-    if not block:
-        return None
-    title = rows[i].text.strip() if i >= 0 else ""
-    if not context and title and not re.search(r"\d", title) and len(title.split()) <= LABEL_WORDS:
-        context = title  # the table's title line names what its rows state ("Revenue by Reportable Segments")
-    head = " ".join(block)
-    # the columns in header order: a year each, or a change column ("$ Change", "% Change") with no year
-    years = re.findall(r"(?i)\b(?:19|20)\d{2}\b|\bchange\b", head)
-    groups = [_GROUP_MONTHS[(g.group(1) or g.group(2)).lower()] for g in _GROUP.finditer(head)]
-    named = [(_PART.get(m.group(1).upper(), 3), m.group(2)) for m in _NAMED_COLUMN.finditer(head)]
-    ends = [closing_month(m.group(0)) for m in _MONTH_RE.finditer(head)]
-    above = " ".join(ln.text for ln in rows[max(0, i - 3): k])
-    scale = _SCALE.search(above)
-    # a table "expressed as a percentage of revenue" (its title, or the heading of the row's block, says so)
-    # prints its percents without the sign; a header with a percent column of its own mixes amounts and percents
-    title = " ".join(ln.text for ln in rows[max(0, i - 3): i + 1])
-    shares = bool(_SHARE_TABLE.search(f"{title} {context}")) and not re.search(r"%|(?i:percent)", head)
-    return years, groups, named, ends, context, (scale.group(1).lower().rstrip("s") if scale else ""), shares
-
-
-def table_rows(r: Reader) -> list[Row]:
-    out = []
-    for rows in r.by_passage:
-        for k, ln in enumerate(rows):
-            parsed = parse_row(ln.text)
-            if parsed is None or r.is_reference_list(ln):
-                continue
-            head = _header(rows, k)
-            if head is None:
-                continue
-            years, groups, named, ends, context, scale, shares = head
-            label, cells = parsed
-            if len(cells) == len(years) + 1 and _FOOTNOTE.fullmatch(cells[0]):
-                label, cells = f"{label} {cells[0]}", cells[1:]  # "Third-party seller services (3) 25,335 29,820"
-            if shares:  # "Research and development 32.8 19.8" under "... expressed as a percentage of revenue"
-                cells = [c if c.endswith("%") or c in "—–-" else f"{c}%" for c in cells]
-            if named and len(cells) % len(named) == 0 and len(cells) // len(named) <= 2:
-                # columns named by period and year; a column may span an amount and its share ("Amount", "% of
-                # Net Revenue"), told apart by the asked class
-                span = len(cells) // len(named)
-                out.append(Row(ln, label, cells, context, [named[j // span][1] for j in range(len(cells))],
-                               [named[j // span][0] for j in range(len(cells))], scale, span))
-                continue
-            if len(years) != len(cells) or not years[0].isdigit():
-                continue  # the columns cannot be told from the header (a change column printed first: out of order)
-            per = len(cells) // len(groups) if groups and len(cells) % len(groups) == 0 else 0
-            months = [groups[j // per] if per else None for j in range(len(cells))]
-            dated = iter(ends if len(ends) == sum(y.isdigit() for y in years) else [])
-            out.append(Row(ln, label, cells, context, years, months, scale,
-                           ends=[next(dated, None) if y.isdigit() else None for y in years]))
-    return _under_totals(out)
-
-
-def _under_totals(rows: list[Row]) -> list[Row]:
-    """A row with no heading of its own, in a run of rows under one header that ends in a "Total X" row, is a part
-    of X ("iPhone" ... "Total net sales": iPhone's net sales). Kept apart from its heading: a part is never the
-    total a question asks ("Other, net" is no net income), only an operand a formula names ("iPhone net sales")."""
-    run: list[Row] = []
-    for row in rows:
-        if run and (row.line.pidx != run[-1].line.pidx or row.years != run[-1].years or row.context != run[-1].context):
-            run = []
-        run.append(row)
-        total = re.match(r"(?i)^total\s+(.+)$", row.label)
-        if total:
-            for part in run[:-1]:
-                if not part.context:
-                    part.part_of = total.group(1)
-            run = []
-    return rows
-
-
-def question_period(text: str) -> tuple[int | str | None, int, bool] | None:
-    """(months or 'ytd' or None, year, fiscal) of the one period the question names; None: none or several."""
-    found = set()
-    for pat, read in _Q_PERIODS:
-        for m in pat.finditer(text):
-            months, year, fiscal = read(m)
-            found.add((months, int(year) % 100 + 2000 if len(year) == 2 else int(year), fiscal))
-    dated = {m.group(0) for m in _ENDS_ON.finditer(text)}
-    if not found and len(dated) == 1 and len({int(y) for y in _YEAR.findall(text)}) > 1:
-        # "the first quarter of fiscal year 2023 (quarter ended September 30, 2022)": the date names the column
-        text = re.sub(r"(?i)\bFY\s*'?\d{2,4}\b|\bfiscal(?: year)?\s+(?:19|20)\d\d\b", " ", text)
-    if not found:
-        years = {int(y) for y in _YEAR.findall(text)}
-        fy = re.findall(r"(?i)\bFY\s*'?(\d{4}|\d{2})\b", text)
-        years |= {int(y) % 100 + 2000 if len(y) == 2 else int(y) for y in fy}
-        if len(years) != 1:
-            return None
-        low = text.lower()
-        months = (3 if re.search(r"\b(?:three months|quarter)\b|\bq[1-4]|\b[1-4]q\b", low) else
-                  6 if re.search(r"\b(?:six months|first half)\b", low) else
-                  9 if re.search(r"\bnine months\b", low) else
-                  "ytd" if re.search(r"\b(?:ytd|year[- ]to[- ]date)\b", low) else None)
-        found.add((months, years.pop(), bool(fy) or "fiscal" in low))
-    return found.pop() if len(found) == 1 else None
 
 
 @functools.lru_cache(maxsize=256)  # the question's, asked again for every row of every table scored
@@ -316,32 +110,6 @@ def _subject(row: Row) -> frozenset[str]:
     return frozenset(stem(t) for t in TOKEN_RE.findall(f"{row.label} {row.context}".lower()) if t not in STOPWORDS)
 
 
-_ENDS_ON = re.compile(r"(?i)\b(?:as of|ended|ending|at)\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
-                      r"\d{1,2},?\s+(?:19|20)\d\d\b")
-
-
-def closing_month(date: str) -> int:
-    """The month a period ending on ``date`` closes: a 52- or 53-week period that ends in the first week of a month
-    closes the month before ("October 1, 2022": the quarter of July to September, 9)."""
-    month = _MONTHS.index(_MONTH_RE.search(date).group(0)[:3].lower()) + 1
-    day = int(re.search(r"\d{1,2}\b", _MONTH_RE.search(date).group(0)).group(0))
-    return (month - 2) % 12 + 1 if day <= 7 else month
-
-
-def calendar_end(text: str) -> int | None:
-    """The month the period the question names ends in: the date it names ("as of April 30, 2023": 4, "the three
-    months ended July 1, 2023": 6, ``closing_month``), else a calendar period's ("Q2 2023": 6, "H1 2023": 6); None for a fiscal
-    period named without its date, whose months depend on where the fiscal year starts."""
-    if len(dates := {closing_month(m.group(0)) for m in _ENDS_ON.finditer(text)}) == 1:
-        return dates.pop()
-    if re.search(r"(?i)\bFY|\bfiscal\b", text):
-        return None
-    m = re.search(r"(?i)\bQ([1-4])(?=\s*'?\d{2})|\b([1-4])Q(?=\s*'?\d{2})|\b(H1|6M|9M)(?=\s*'?\d{2})", text)
-    if not m:
-        return None
-    return 3 * int(m.group(1) or m.group(2)) if not m.group(3) else (9 if m.group(3).upper() == "9M" else 6)
-
-
 def _columns(row: Row, period: tuple[int | str | None, int, bool], end: int | None = None) -> list[int]:
     """The cells under the column of the question's period: one, or an amount and its share; none when unsure. A
     column dated to end in another month than the calendar period asked ("Three Months Ended March 31" for "Q2
@@ -412,17 +180,6 @@ def deduction(r: Reader, row: Row) -> bool:
     return (bool(_OUTLAY.search(row.label)) and bool(_OUTLAY.search(r.q_text))
             and not re.search(r"(?i)\b(?:income|benefit|gain|loss|net)\b", row.label)
             and all((n := cell_number(c)) is None or n < 0 for c in row.cells))
-
-
-def cell_number(cell: str) -> float | None:
-    """A cell's number, negative when printed in parentheses or with a minus ("$(7,419)", "(3)%"); None for a dash."""
-    text = cell.replace("$", "").replace(",", "").replace("%", "")
-    negative = text.startswith(("(", "-"))
-    try:
-        value = float(text.strip("()-"))
-    except ValueError:
-        return None
-    return -value if negative else value
 
 
 def residual(label: str, asked: str) -> bool:

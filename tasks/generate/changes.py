@@ -17,7 +17,9 @@ from types import SimpleNamespace
 from tasks.generate import cells as C
 from tasks.generate.guards import period_unverified
 from tasks.generate.measure import measure_words, unnamed
+from tasks.generate.period import calendar_end, question_period
 from tasks.generate.sentences import matched, stems
+from tasks.generate.tables import Row, cell_number, table_rows
 from tasks.generate.typed import Pick, Reader
 
 ASKS_PERCENT_CHANGE = re.compile(
@@ -46,15 +48,15 @@ def asks_percent_change(q_text: str) -> bool:
 def changed_period(q_text: str) -> tuple[int | str | None, int, bool] | None:
     """The period whose change is asked: the one named before the period it is compared with."""
     head = _AGAINST.split(q_text, maxsplit=1)[0]
-    return C.question_period(head) or C.question_period(q_text)
+    return question_period(head) or question_period(q_text)
 
 
-def _rows(r: Reader) -> list[C.Row]:
-    return [row for row in C.table_rows(r) if C.names_the_measure(r, row)
+def _rows(r: Reader) -> list[Row]:
+    return [row for row in table_rows(r) if C.names_the_measure(r, row)
             and any(c[:1].isdigit() or c.startswith("$") for c in row.cells)]
 
 
-def _group(row: C.Row, period: tuple[int | str | None, int, bool], end: int | None) -> list[int]:
+def _group(row: Row, period: tuple[int | str | None, int, bool], end: int | None) -> list[int]:
     """The columns of the row's period group that holds the asked period: [current, prior, change?]."""
     months, year, fiscal = period
     current = C._columns(row, (months, year, fiscal), end)
@@ -69,7 +71,7 @@ def _group(row: C.Row, period: tuple[int | str | None, int, bool], end: int | No
 def pick_change(r: Reader) -> tuple[Pick, str] | None:
     """(the pick, its rule) for a question asking a change as a percentage; None when no source names it alone."""
     period = changed_period(r.q_text)
-    end = C.calendar_end(_AGAINST.split(r.q_text, maxsplit=1)[0])
+    end = calendar_end(_AGAINST.split(r.q_text, maxsplit=1)[0])
     rows = _rows(r)
     the = C.of_the_year(C.the_row(r, rows), period) if period else []
     found: dict[str, tuple[Pick, str]] = {}
@@ -84,7 +86,7 @@ def pick_change(r: Reader) -> tuple[Pick, str] | None:
             found.setdefault(value, (Pick(value, [row.line], 10.0, 1.0, 3, "cell", 0.8,
                                           [f"the change column of {row.label!r}"]), "change.cell"))
         elif len(prior) == 1 and not row.cells[cols[0]].endswith("%"):  # a share's change is in points, not growth
-            cur, old = C.cell_number(row.cells[cols[0]]), C.cell_number(row.cells[prior[0]])
+            cur, old = cell_number(row.cells[cols[0]]), cell_number(row.cells[prior[0]])
             if cur is None or old in (None, 0):
                 continue
             value = f"{(cur - old) / abs(old) * 100:.1f}%"
@@ -118,7 +120,7 @@ def _stated(r: Reader) -> tuple[Pick, str] | None:
     # of 2023"), so "fiscal" is not required of the sentence
     head = re.sub(r"(?i)\bfiscal\s+(?:year\s+)?(?=(?:19|20)\d\d)", "", _AGAINST.split(r.q_text, maxsplit=1)[0])
     asked = SimpleNamespace(q_text=head)
-    period = C.question_period(head)
+    period = question_period(head)
     picks: dict[str, Pick] = {}
     for ss in r.sents:
         for s in ss:

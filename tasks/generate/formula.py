@@ -16,7 +16,9 @@ import re
 
 from tasks.generate import cells as C
 from tasks.generate.measure import measure_words, unnamed
+from tasks.generate.period import calendar_end, question_period
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, stem
+from tasks.generate.tables import Row, cell_number, table_rows
 from tasks.generate.typed import Pick, Reader
 
 _DEFINITION = re.compile(r"(?i)\(([^()]*?\b(?:divided by|minus|plus)\b[^()]*)\)|\b(?:defined as|define[sd]? as|"
@@ -48,7 +50,7 @@ def _subjects(q_text: str, owners: set[str]) -> list[str]:
     return out
 
 
-def _operand(rows: list[C.Row], phrase: str, subjects: list[str], period, end) -> tuple[C.Row, str] | None:
+def _operand(rows: list[Row], phrase: str, subjects: list[str], period, end) -> tuple[Row, str] | None:
     words = measure_words(phrase, periods=False)
     if not words:
         return None
@@ -103,17 +105,17 @@ def pick_formula(r: Reader) -> Pick | None:
     """The value of the formula the question defines, computed from one cell per operand; None when any operand
     does not resolve to one printed value."""
     parts = formula(r.q_text)
-    period = C.question_period(r.q_text)
+    period = question_period(r.q_text)
     if parts is None or period is None:
         return None
-    end = C.calendar_end(r.q_text)
+    end = calendar_end(r.q_text)
     owners = {m.group(1).lower() for m in re.finditer(r"\b([A-Z][\w&.-]*)['’]s\b", r.q_text)}
     subjects = _subjects(_DEFINITION.sub(" ", r.q_text), owners)
-    rows = C.table_rows(r)
+    rows = table_rows(r)
     found = [_operand(rows, p, subjects, period, end) for p in parts[::2]]
     if any(f is None for f in found):
         return None
-    values = [C.cell_number(cell) for _, cell in found]
+    values = [cell_number(cell) for _, cell in found]
     if any(v is None for v in values):
         return None
     total, notes = values[0], []

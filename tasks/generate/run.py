@@ -22,7 +22,6 @@ from schemas.contracts import (
     RetrievedPassage,
 )
 from schemas.settings import GenerateSettings, Settings
-from tasks.generate.cells import MAX_WALK, is_header, parse_row, table_line
 from tasks.generate.lists import BULLETS
 from tasks.generate.loop import Completer, RegimeOutcome, run_regime
 from tasks.generate.normalise import answer_matches, normalise_value
@@ -32,6 +31,7 @@ from tasks.generate.prompts import (
     generation_messages,
 )
 from tasks.generate.router import Budget, Route, budget_for, cap_at_batch, route
+from tasks.generate.tables import MAX_WALK, is_header, parse_row, table_line
 from tasks.llm.tokens import count_messages
 from warehouse.corpus import lines_text
 from warehouse.db import Warehouse

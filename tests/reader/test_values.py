@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from schemas.contracts import AnswerWithEvidence, LLMUsage
-from tasks.generate.cells import is_header, parse_row, question_period
+from tasks.generate.tables import is_header, parse_row
+from tasks.generate.period import question_period
 from tasks.generate.extractive import ExtractiveProvider, extract_answer
 from tasks.generate.loop import run_sequential
 from tasks.generate.normalise import answer_matches
