@@ -9,6 +9,8 @@ import pytest
 
 from schemas.contracts import (
     AnswerWithEvidence,
+    DocumentIdentity,
+    IdentityField,
     LLMUsage,
     ParsedQuestion,
     RetrievalResult,
@@ -23,6 +25,7 @@ from tasks.generate.prompts import (
     build_generation_request,
     passage_block,
 )
+from tasks.corpus.identity import IDENTITY_VERSION, identity_json
 from tasks.generate.router import Budget
 from tasks.generate.run import join_adjacent, prepare_passage
 from tasks.llm.base import LLMResult, TerminalLLMError
@@ -298,6 +301,21 @@ def test_a_passage_that_opens_inside_a_table_carries_its_header(wh):
                                                  context_lines=0).lines] == [32]
     assert [ln.line_no for ln in prepare_passage(wh, passage("c", 7, ["Other 1 2"], 39, 0.9),
                                                  context_lines=1).lines] == [38, 39]  # prose first
+
+
+def test_a_passage_carries_its_documents_fiscal_year_end(wh):
+    """Which months a fiscal quarter covers is the document's to say (its identity): the passage carries it."""
+    ident = DocumentIdentity(version=IDENTITY_VERSION, fiscal_year_end_month=IdentityField(
+        value=9, source='page 10 line 4: "fiscal year ends on the last Saturday of September"'))
+    wh.execute("INSERT INTO documents (path, doc_id, run_id, status, identity, ingested_at) VALUES ('a.pdf', ?, 'r', 'ok', ?, "
+               "current_timestamp)",
+               [DOC, identity_json(ident)])
+    wh.execute("INSERT INTO lines VALUES ('r', ?, 1, 5, 'Total net sales $ 94,836', [0,0,1,1], 10, false, 0)", [DOC])
+    assert prepare_passage(wh, passage("c", 1, ["Total net sales $ 94,836"], 5, 0.9)).fiscal_year_end_month == 9
+    other = "e" * 64  # a document with no identity read: not known
+    wh.execute("INSERT INTO lines VALUES ('r', ?, 1, 5, 'Total net sales $ 94,836', [0,0,1,1], 10, false, 0)", [other])
+    unknown = passage("c", 1, ["Total net sales $ 94,836"], 5, 0.9).model_copy(update={"doc_id": other})
+    assert prepare_passage(wh, unknown).fiscal_year_end_month is None
 
 
 def test_passages_that_run_on_into_each_other_are_read_as_one_sequential_step():

@@ -130,6 +130,13 @@ def load_identities(wh: Warehouse, doc_ids: list[str] | None = None) -> dict[str
     return {d: (str(i) if i is not None else None) for d, i in rows if wanted is None or d in wanted}
 
 
+def document_identity(wh: Warehouse, doc_id: str) -> str | None:
+    """The stored identity JSON of one current document (None when not read yet or the document is unknown)."""
+    row = wh.execute("SELECT any_value(identity) FROM documents WHERE doc_id = ? AND status = 'ok'", [doc_id])
+    value = row[0][0] if row else None
+    return str(value) if value is not None else None
+
+
 def documents_under(wh: Warehouse, root: Path) -> list[str]:
     prefix = str(root.resolve()).rstrip("/") + "/"
     return [r[0] for r in wh.execute("SELECT path FROM documents WHERE starts_with(path, ?)", [prefix])]

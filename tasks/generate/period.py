@@ -79,3 +79,22 @@ def calendar_end(text: str) -> int | None:
     if not m:
         return None
     return 3 * int(m.group(1) or m.group(2)) if not m.group(3) else (9 if m.group(3).upper() == "9M" else 6)
+
+
+_FISCAL_PART = re.compile(r"(?i)\bQ([1-4])\s*(?:FY)|\bFY\s*'?\d{2,4}\s*Q([1-4])\b|\b(first|second|third|fourth)\s+"
+                          r"(?:fiscal\s+)?quarter\s+of\s+fiscal\b|\b(H1|6M|9M)\s*FY|\bFY\s*'?\d{2,4}\s*(H1|6M|9M)\b|"
+                          r"\bfirst\s+(half|nine\s+months)\s+of\s+fiscal\b")
+_ELAPSED = {"first": 3, "second": 6, "third": 9, "fourth": 12, "h1": 6, "6m": 6, "9m": 9, "half": 6}
+
+
+def fiscal_close(text: str, year_end_month: int | None) -> int | None:
+    """The month a fiscal period the question names by its place in the year ("Q2 FY2023", "the first quarter of
+    fiscal 2024", "H1 FY23") closes, in a document whose fiscal year ends in ``year_end_month`` (its identity):
+    Q2 of a year ending in December closes in June, of one ending in September in March. None when the question
+    names no such period or the year end is not known."""
+    m = _FISCAL_PART.search(text)
+    if m is None or year_end_month is None:
+        return None
+    part = next(g for g in m.groups() if g).lower()
+    elapsed = 3 * int(part) if part.isdigit() else _ELAPSED.get(part, 9 if "nine" in part else 0)
+    return (year_end_month + elapsed - 1) % 12 + 1 if elapsed else None

@@ -65,6 +65,8 @@ class GenerationPassage(BaseModel):
     rewrite: str | None = None
     lines: list[PassageLine] = Field(default_factory=list)
     lines_source: str = Field("warehouse", description="warehouse (lines table) | retrieval_text (split result)")
+    fiscal_year_end_month: int | None = Field(None, description="the month the document's fiscal year ends in (its "
+                                              "identity): which months a fiscal quarter it reports covers")
 
     @property
     def doc_alias(self) -> str:

@@ -22,6 +22,7 @@ from schemas.contracts import (
     RetrievedPassage,
 )
 from schemas.settings import GenerateSettings, Settings
+from tasks.corpus.identity import load_identity
 from tasks.generate.lists import BULLETS
 from tasks.generate.loop import Completer, RegimeOutcome, run_regime
 from tasks.generate.normalise import answer_matches, normalise_value
@@ -33,7 +34,7 @@ from tasks.generate.prompts import (
 from tasks.generate.router import Budget, Route, budget_for, cap_at_batch, route
 from tasks.generate.tables import MAX_WALK, is_header, parse_row, table_line
 from tasks.llm.tokens import count_messages
-from warehouse.corpus import lines_text
+from warehouse.corpus import document_identity, lines_text
 from warehouse.db import Warehouse
 
 DEFAULT_CONTEXT_LINES = 2
@@ -182,9 +183,11 @@ def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEF
         source = "retrieval_text"
         lines = [PassageLine(line_no=p.line_start + i, page=p.page, text=t)
                  for i, t in enumerate(p.text.splitlines()) if t.strip()]
+    ident = load_identity(document_identity(wh, p.doc_id))
+    year_end = int(ident.fiscal_year_end_month.value) if ident and ident.fiscal_year_end_month else None
     return GenerationPassage(candidate_id=p.candidate_id, doc_id=p.doc_id, page=p.page, line_start=p.line_start,
                              line_end=p.line_end, section=p.section, role=p.role, relevance=p.relevance,
-                             rewrite=p.rewrite, lines=lines, lines_source=source)
+                             rewrite=p.rewrite, lines=lines, lines_source=source, fiscal_year_end_month=year_end)
 
 
 def _not_found_answer(result: RetrievalResult) -> AnswerWithEvidence:

@@ -159,7 +159,9 @@ def table_rows(r: Reader) -> list[Row]:
                 continue  # the columns cannot be told from the header (a change column printed first: out of order)
             per = len(cells) // len(groups) if groups and len(cells) % len(groups) == 0 else 0
             months = [groups[j // per] if per else None for j in range(len(cells))]
-            dated = iter(ends if len(ends) == sum(y.isdigit() for y in years) else [])
+            n_dated = sum(y.isdigit() for y in years)
+            # a date per column, or one over all of them ("Three Months Ended March 31," over "2022 2023")
+            dated = iter(ends if len(ends) == n_dated else ends * n_dated if len(set(ends)) == 1 else [])
             out.append(Row(ln, label, cells, context, years, months, scale,
                            ends=[next(dated, None) if y.isdigit() else None for y in years]))
     return _under_totals(out)

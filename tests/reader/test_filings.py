@@ -5,6 +5,7 @@ one cell per operand; each rule with a case where the reader must stay silent or
 from __future__ import annotations
 
 from tasks.generate.measure import measure_words, unnamed
+from tasks.generate.period import fiscal_close
 from tests.reader.kit import answer, passage, q
 
 STATEMENT = [
@@ -376,3 +377,19 @@ def test_an_expense_a_reconciliation_takes_off_its_total_is_the_outlay_asked():
     a = ask("What was the foreign currency loss for the three months ended June 25, 2022?",
             ["foreign currency loss", "three months"], [passage("r1", 15, loss)])
     assert a.value == "-97"  # not an expense: its sign stays
+
+
+def test_a_fiscal_quarter_is_the_column_its_documents_fiscal_year_closes_it_in():
+    """'Q2 FY2023' of a year ending in December closes in June: the March quarter of a first-quarter report is not
+    it; of a year ending in September it closes in March, and the March quarter is it."""
+    segments = ["Three Months Ended", "March 31,", "2022 2023", "AWS", "Net sales $ 18,441 $ 21,354",
+                "Operating income $ 6,518 $ 5,123"]
+    q2 = "What was AWS operating income for Q2 FY2023?"
+    december = passage("s1", 19, segments).model_copy(update={"fiscal_year_end_month": 12})
+    a = ask(q2, ["AWS", "operating income", "Q2 FY2023"], [december])
+    assert a.value != "$5,123"
+    september = passage("s1", 19, segments).model_copy(update={"fiscal_year_end_month": 9})
+    a = ask(q2, ["AWS", "operating income", "Q2 FY2023"], [september])
+    assert (a.value, a.rule) == ("$5,123", "value.cell")
+    assert fiscal_close("the first quarter of fiscal year 2024", 6) == 9
+    assert fiscal_close("H1 FY23", 9) == 3 and fiscal_close("Q3 2022", 12) is None  # a calendar quarter
