@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 
-from tasks.generate.measure import measure_words, unnamed
+from tasks.generate.measure import measure_words, owners, unnamed
 from tasks.generate.period import calendar_end, fiscal_close, question_period
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, matched, stem
 from tasks.generate.tables import Row, cell_number, parse_row, table_rows
@@ -224,9 +224,14 @@ _ATTRIBUTABLE = re.compile(r"(?i)\battributable to\b.*$")
 def _named_elsewhere(r: Reader, row: Row) -> str:
     """A name of the question that the row (its label, its block's heading) does not carry but another table row's
     label does: the question asks about that row's subject."""
-    own = {stem(t) for t in TOKEN_RE.findall(f"{row.label} {row.context}".lower())}
+    own = {stem(t) for t in TOKEN_RE.findall(f"{row.label} {row.context}".lower())} | {_initials(row.label).lower()}
     acronyms = _acronyms(r.q_text)
-    for name in _names(r.q_text) - own:
+    names = _names(r.q_text)
+    if names & own:
+        # the row carries a name of the question ("Accelerated Computing Systems and Graphics"): the one whose
+        # figure it is ("Intel's", also in "Intel Foundry Services") is no other subject
+        names -= {stem(o) for o in owners(r.q_text)}
+    for name in names - own:
         for rows in r.by_passage:
             for ln in rows:
                 parsed = parse_row(ln.text)

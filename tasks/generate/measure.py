@@ -67,6 +67,12 @@ _OWNER = re.compile(r"\b([A-Z][\w&.-]*)['’]s\b|\b(?:by|at)\s+([A-Z][\w&.-]*)\b
                     r"incur|book|recogni[sz]e|repurchase|issue|sell|invest|return|make|reach)")
 
 
+def owners(text: str) -> set[str]:
+    """The names (lower case) whose figure the question asks: written possessively ("Apple's") or as the one who
+    reports it ("did Microsoft report")."""
+    return {next(g for g in m.groups() if g).lower() for m in _OWNER.finditer(text)}
+
+
 def measure_words(q_text: str, periods: bool = True) -> list[str]:
     """The stems of the question's words that name the measure: content words that are neither a period, nor a
     framing word, nor the name of whose measure it is (a capitalised name followed by 's: "Apple's"). A formula's
@@ -77,12 +83,12 @@ def measure_words(q_text: str, periods: bool = True) -> list[str]:
 @functools.lru_cache(maxsize=256)  # asked again for every table row of every passage a question is read in
 def _measure_words(q_text: str, periods: bool) -> tuple[str, ...]:
     ask = frame_question(q_text).ask or q_text  # a role or an instruction around the ask names no measure
-    owners = {next(g for g in m.groups() if g).lower() for m in _OWNER.finditer(ask)}
+    owners_ = owners(ask)
     out = []
     tokens = TOKEN_RE.findall(_SHARE_OF.sub(" ", ask).lower())
     for i, tok in enumerate(tokens):
         bare = re.sub(r"['’]s$", "", tok)
-        if tok in STOPWORDS or bare in STOPWORDS or bare in owners or _FRAME.match(bare) \
+        if tok in STOPWORDS or bare in STOPWORDS or bare in owners_ or _FRAME.match(bare) \
                 or (_PERIOD.match(bare) if periods else re.fullmatch(r"[\d,.]+", bare)):
             continue
         # "cost of sales" names a measure of its own; "R&D expense", "spent on marketing" do not
@@ -91,7 +97,7 @@ def _measure_words(q_text: str, periods: bool) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-_DEFINED_ACRONYM = re.compile(r"((?:[A-Za-z][\w-]*\s+(?:and\s+|&\s+)?){1,6})\(([A-Z][A-Za-z&]{1,7})\)")
+_DEFINED_ACRONYM = re.compile(r"(?<![\w'’])((?:[A-Za-z][\w-]*\s+(?:and\s+|&\s+)?){1,6})\(([A-Z][A-Za-z&]{1,7})\)")
 
 
 def unnamed(words: list[str], text: str, q_text: str = "") -> list[str]:

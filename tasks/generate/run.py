@@ -32,7 +32,7 @@ from tasks.generate.prompts import (
     generation_messages,
 )
 from tasks.generate.router import Budget, Route, budget_for, cap_at_batch, route
-from tasks.generate.tables import MAX_WALK, is_header, parse_row, table_line
+from tasks.generate.tables import MAX_WALK, cells_only, is_header, parse_row, table_line
 from tasks.llm.tokens import count_messages
 from warehouse.corpus import document_identity, lines_text
 from warehouse.db import Warehouse
@@ -125,6 +125,8 @@ def _table_head(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) 
             break
     label: list[dict[str, Any]] = []
     below = texts[first]
+    # a line of cells alone closes the block of the next label up (tables.cells_only): not this passage's heading
+    skip = any(cells_only(t) for t in texts[first:i])
     for i in range(len(above) - 1, -1, -1):
         text = (above[i]["text"] or "").strip()
         if is_header(text):
@@ -136,7 +138,8 @@ def _table_head(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]]) 
         if kind == "prose":
             return []
         if kind == "label":
-            label = label or [above[i]]
+            label, skip = (label if skip else label or [above[i]]), False
+        skip = skip or cells_only(text)
         below = text
     return []
 

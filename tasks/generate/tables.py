@@ -75,6 +75,11 @@ def is_header(text: str) -> bool:
 _CELLS_ONLY = re.compile(rf"(?:{_CELL})(?:\s+(?:{_CELL}))*")
 
 
+def cells_only(text: str) -> bool:
+    """A line of cells alone: the row of the label above it, or the total of the block that label heads."""
+    return bool(_CELLS_ONLY.fullmatch(text))
+
+
 def table_line(text: str, below: str = "") -> str:
     """What a line between a table row and its header is: ``row``; ``label``, a short line or one ending in a colon
     that heads the rows under it ("Operating income (loss):", "Adjustments to reconcile net income to net cash from
@@ -98,15 +103,18 @@ def _header(rows: list[PLine], k: int) -> tuple[list[str], list[int], list[tuple
     label heading the row's block, the scale, and whether the table states shares (percents printed bare)."""
     context = ""
     i = k - 1
-    cells_below = False  # the line below is the cells of a row whose label is this line
+    # a line of cells alone is the row of the next label up: its own ("Client Computing" over "8,124 9,788 ..."),
+    # or the total of the block that label heads ("Client Computing", "Desktop ...", "Other ...", "8,124 ..."); that
+    # label is no heading of the rows below the cells
+    skip_label = False
     while i >= 0 and k - i <= MAX_WALK and not is_header(rows[i].text):
         text = rows[i].text.strip()
         kind = table_line(text, rows[i + 1].text.strip())
         if kind == "prose":
             return None  # prose between the row and any header: not this row's header
-        if kind == "label" and not cells_below:
-            context = context or text
-        cells_below = bool(_CELLS_ONLY.fullmatch(text))
+        if kind == "label":
+            context, skip_label = (context if skip_label else context or text), False
+        skip_label = skip_label or cells_only(text)
         i -= 1
     block: list[str] = []
     while i >= 0 and is_header(rows[i].text):

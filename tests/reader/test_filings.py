@@ -393,3 +393,26 @@ def test_a_fiscal_quarter_is_the_column_its_documents_fiscal_year_closes_it_in()
     assert (a.value, a.rule) == ("$5,123", "value.cell")
     assert fiscal_close("the first quarter of fiscal year 2024", 6) == 9
     assert fiscal_close("H1 FY23", 9) == 3 and fiscal_close("Q3 2022", 12) is None  # a calendar quarter
+
+
+def test_a_segment_block_closed_by_its_total_heads_none_of_the_rows_below():
+    """'Client Computing' heads Desktop and Notebook, whose total is the line of cells alone: not the rows after it.
+    A segment named by its acronym is carried by its own row, and the issuer whose segment it is is no other
+    subject ('Intel Foundry Services' also says 'Intel')."""
+    segments = ["Three Months Ended Six Months Ended", "(In Millions) Jul 1, 2023 Jul 2, 2022 Jul 1, 2023 Jul 2, 2022",
+                "Net revenue:", "Client Computing", "Desktop $ 2,000 $ 3,000 $ 4,000 $ 6,000",
+                "Notebook 4,000 5,000 8,000 10,000", "6,000 8,000 12,000 16,000",
+                "Intel Foundry Services 232 57 350 213", "Operating income (loss):",
+                "Client Computing $ 1,000 $ 2,000 $ 2,500 $ 4,000", "Intel Foundry Services (143) (44) (283) (99)"]
+    a = ask("What was Intel Foundry Services (IFS) revenue for the quarter ended July 1, 2023?",
+            ["Intel Foundry Services", "revenue", "quarter"], [passage("s1", 11, segments)])
+    assert (a.value, a.rule) == ("232 million", "value.cell")
+    a = ask("What was the operating income (loss) of Intel's Intel Foundry Services segment in the quarter ended "
+            "July 1, 2023?", ["operating income", "Intel Foundry Services"], [passage("s1", 11, segments)])
+    assert (a.value, a.rule) == ("-143 million", "value.cell")
+
+
+def test_an_acronym_defined_after_a_possessive_is_named_by_its_long_form():
+    q3 = "What was the operating income (loss) of Intel's Accelerated Computing Systems and Graphics (AXG) segment?"
+    assert unnamed(measure_words(q3), "Accelerated Computing Systems and Graphics Operating income (loss):", q3) == []
+    assert unnamed(measure_words(q3), "Client Computing Operating income (loss):", q3) != []
