@@ -79,17 +79,16 @@ def row_score(r: Reader, row: Row) -> tuple[int, float]:
 _JOINED = re.compile(r"\b([A-Z][\w-]*)\s+(?:&|and)\s+([A-Z][\w-]*)\b")
 
 
-def joins_another(label: str, q_text: str) -> bool:
-    """The label joins two names ("Compute & Networking", "Sales and Marketing") and the question names one of
-    them only: the row is the figure of both together, not of the one asked."""
-    asked = q_text.lower()
-    return any((m.group(1).lower() in asked) != (m.group(2).lower() in asked) for m in _JOINED.finditer(label))
+def joins_another(label: str, q_low: str) -> bool:
+    """The label joins two names ("Compute & Networking", "Sales and Marketing") and the question (lower case) names
+    one of them only: the row is the figure of both together, not of the one asked."""
+    return any((m.group(1).lower() in q_low) != (m.group(2).lower() in q_low) for m in _JOINED.finditer(label))
 
 
 def the_row(r: Reader, rows: list[Row]) -> list[Row]:
     """The rows that name the question's subject best, when they are one subject (one label); else none. A row of
     two names joined, one of them asked, is not the asked one's."""
-    scored = [(row_score(r, row), row) for row in rows if not joins_another(row.label, r.q_text)]
+    scored = [(row_score(r, row), row) for row in rows if not joins_another(row.label, r.q_low)]
     # a one-word measure ("inventories") is named whole by one term; the rows were kept for naming the whole measure
     least = max(1, min(MIN_TERMS, len(measure_words(r.q_text))))
     scored = [(s, row) for s, row in scored if s[0] >= least and s[1] >= 0.5]

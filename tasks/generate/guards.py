@@ -128,6 +128,11 @@ def _fiscal_named(f: re.Match, text: str) -> bool:
     return bool(re.search(rf"(?i)\bFY\s?'?(?:20)?{short}\b|\bfiscal\s+(?:year\s+)?(?:20)?{short}\b", text))
 
 
+def _a_quarter(part: re.Match) -> bool:
+    """A part of the year (``_PART_YEAR_RE``) of three months ("three months ended", "3 months")."""
+    return bool(re.match(r"(?i)three|3\b", part.group(0)))
+
+
 def period_unverified(r: Reader, best: Pick) -> str | None:
     """Why a value read from a sentence is not shown to be the asked period's (module docstring), else None."""
     period = asked_period(r.q_text)
@@ -145,12 +150,11 @@ def period_unverified(r: Reader, best: Pick) -> str | None:
     after = re.split(r"[$€£]\s?\d|\d\s?%|[,.;(]\s", text[end:], maxsplit=1)[0] if start >= 0 else ""
     part, q_part = _PART_YEAR_RE.search(after), _PART_YEAR_RE.search(r.q_text)
     other_quarter = q is not None and _QUARTER_RE.search(after) and not _quarter_named(q, after)
-    if other_quarter or q and part and not re.match(r"(?i)three|3\b", part.group(0)) or \
+    if other_quarter or q and part and not _a_quarter(part) or \
             q_part and (part and part.group(0).lower() != q_part.group(0).lower() or _QUARTER_RE.search(after)):
         return f"{best.value!r} is stated for {(part or _QUARTER_RE.search(after)).group(0)!r}; the question asks " \
                f"{period!r}"
-    if q_part and not q and not re.match(r"(?i)three|3\b", q_part.group(0)) \
-            and not any(not re.match(r"(?i)three|3\b", p.group(0)) for p in _PART_YEAR_RE.finditer(text)):
+    if q_part and not q and not _a_quarter(q_part) and all(_a_quarter(p) for p in _PART_YEAR_RE.finditer(text)):
         # a part of the year longer than a quarter asked ("the nine months ended ..."), and the sentence names none:
         # a periodic report's sentences state the quarter's figures unless they say otherwise ("Gaming revenue was
         # up 81% from a year ago and up 15% sequentially")
