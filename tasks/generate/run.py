@@ -39,8 +39,8 @@ from warehouse.db import Warehouse
 
 DEFAULT_CONTEXT_LINES = 2
 MAX_PASSAGE_LINES = 40
-CARRY_LINES = 4
-HEAD_ABOVE = 2  # lines above a table's header carried with it: its title, the scale "(in millions)"  # the previous page's lines a sentence carried over a page break may need
+CARRY_LINES = 4  # the previous page's lines a sentence carried over a page break may need
+HEAD_ABOVE = 2  # lines above a table's header carried with it: its title, the scale "(in millions)"
 TOKEN = re.compile(r"[A-Za-z]{2,}")
 PROSE_WORDS = 4
 LIST_RUN_LINES = 20  # the most lines a list the passage ends inside is read on for
