@@ -21,7 +21,7 @@ import functools
 import re
 
 from tasks.generate.measure import measure_words, owners, unnamed
-from tasks.generate.period import calendar_end, fiscal_close, question_period
+from tasks.generate.period import asked_close, question_period
 from tasks.generate.sentences import STOPWORDS, TOKEN_RE, matched, stem
 from tasks.generate.tables import Row, cell_number, parse_row, table_rows
 from tasks.generate.typed import Pick, Reader
@@ -262,7 +262,7 @@ def pick_cell(r: Reader) -> Pick | None:
             and names_the_measure(r, row)]
     values = {}
     for row in of_the_year(the_row(r, rows), period):
-        end = calendar_end(r.q_text) or fiscal_close(r.q_text, row.line.passage.get("fiscal_year_end_month"))
+        end = asked_close(r.q_text, row.line.passage)
         fit = [j for j in _columns(row, period, end) if _fits(r.asked.cls, row.cells[j])]
         if len(fit) != 1:
             continue  # no column of the asked period, or no one: another table of the subject may have it

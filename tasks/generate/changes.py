@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from tasks.generate import cells as C
 from tasks.generate.guards import period_unverified
 from tasks.generate.measure import measure_words, unnamed
-from tasks.generate.period import calendar_end, fiscal_close, question_period
+from tasks.generate.period import asked_close, question_period
 from tasks.generate.sentences import matched, stems
 from tasks.generate.tables import Row, cell_number, table_rows
 from tasks.generate.typed import Pick, Reader
@@ -72,12 +72,11 @@ def pick_change(r: Reader) -> tuple[Pick, str] | None:
     """(the pick, its rule) for a question asking a change as a percentage; None when no source names it alone."""
     period = changed_period(r.q_text)
     head = _AGAINST.split(r.q_text, maxsplit=1)[0]
-    end = calendar_end(head)
     rows = _rows(r)
     the = C.of_the_year(C.the_row(r, rows), period) if period else []
     found: dict[str, tuple[Pick, str]] = {}
     for row in the:
-        cols = _group(row, period, end or fiscal_close(head, row.line.passage.get("fiscal_year_end_month")))
+        cols = _group(row, period, asked_close(head, row.line.passage))
         if not cols:
             continue
         change = [k for k in cols[1:] if row.years[k].lower() == "change" and row.cells[k].endswith("%")]

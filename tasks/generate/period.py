@@ -98,3 +98,10 @@ def fiscal_close(text: str, year_end_month: int | None) -> int | None:
     part = next(g for g in m.groups() if g).lower()
     elapsed = 3 * int(part) if part.isdigit() else _ELAPSED.get(part, 9 if "nine" in part else 0)
     return (year_end_month + elapsed - 1) % 12 + 1 if elapsed else None
+
+
+def asked_close(text: str, passage: dict) -> int | None:
+    """The month the asked period closes in, read for one passage: the date or calendar period the question names
+    (:func:`calendar_end`), else its fiscal period closed by the passage's document's fiscal year end
+    (:func:`fiscal_close`)."""
+    return calendar_end(text) or fiscal_close(text, passage.get("fiscal_year_end_month"))

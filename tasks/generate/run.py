@@ -165,10 +165,23 @@ def _list_run_on(wh: Warehouse, p: RetrievedPassage, rows: list[dict[str, Any]])
     return out
 
 
-def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEFAULT_CONTEXT_LINES
-                    ) -> GenerationPassage:
+def fiscal_year_end(wh: Warehouse, doc_id: str, known: dict[str, int | None] | None = None) -> int | None:
+    """The month the document's fiscal year ends in, from the identity ingest read (None when not known);
+    ``known``: the months already read, per document (a question's passages share a few documents)."""
+    if known is not None and doc_id in known:
+        return known[doc_id]
+    ident = load_identity(document_identity(wh, doc_id))
+    month = int(ident.fiscal_year_end_month.value) if ident and ident.fiscal_year_end_month else None
+    if known is not None:
+        known[doc_id] = month
+    return month
+
+
+def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEFAULT_CONTEXT_LINES,
+                    year_ends: dict[str, int | None] | None = None) -> GenerationPassage:
     """A passage with numbered lines: its range (plus context on the same pages) from ``lines``, or, when the
-    warehouse has no lines for it, the retrieval text numbered from ``line_start`` (``lines_source`` says which)."""
+    warehouse has no lines for it, the retrieval text numbered from ``line_start`` (``lines_source`` says which).
+    ``year_ends``: the fiscal year ends already read (:func:`fiscal_year_end`), filled as documents are met."""
     rows = lines_text(wh, p.doc_id, max(0, p.line_start - context_lines), p.line_end + context_lines)
     inner_pages = {r["page"] for r in rows if p.line_start <= r["line_no"] <= p.line_end}
     rows = [r for r in rows if p.line_start <= r["line_no"] <= p.line_end or r["page"] in inner_pages]
@@ -186,8 +199,7 @@ def prepare_passage(wh: Warehouse, p: RetrievedPassage, context_lines: int = DEF
         source = "retrieval_text"
         lines = [PassageLine(line_no=p.line_start + i, page=p.page, text=t)
                  for i, t in enumerate(p.text.splitlines()) if t.strip()]
-    ident = load_identity(document_identity(wh, p.doc_id))
-    year_end = int(ident.fiscal_year_end_month.value) if ident and ident.fiscal_year_end_month else None
+    year_end = fiscal_year_end(wh, p.doc_id, year_ends)
     return GenerationPassage(candidate_id=p.candidate_id, doc_id=p.doc_id, page=p.page, line_start=p.line_start,
                              line_end=p.line_end, section=p.section, role=p.role, relevance=p.relevance,
                              rewrite=p.rewrite, lines=lines, lines_source=source, fiscal_year_end_month=year_end)
@@ -292,7 +304,8 @@ def generate(wh: Warehouse, run_id: str, question: ParsedQuestion, result: Retri
             out = RegimeOutcome(regime=regime, exit="not_found", steps=0, answer=_not_found_answer(result))
         else:
             if passages is None:
-                passages = [prepare_passage(wh, p, context_lines) for p in result.passages()[: gen.top_k]]
+                year_ends: dict[str, int | None] = {}
+                passages = [prepare_passage(wh, p, context_lines, year_ends) for p in result.passages()[: gen.top_k]]
             shown = passages
             if regime == "sequential":  # one passage a step: passages that run on into each other read as one
                 shown = join_adjacent(passages)

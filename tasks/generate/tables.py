@@ -21,7 +21,6 @@ from tasks.generate.typed import Reader
 _CELL = r"(?:\$\s?)?\(?-?\d[\d,]*(?:\.\d+)?\)?\s?%?|[—–-](?:\s?%)?"  # "— %": an empty cell of a percent column
 _ROW = re.compile(rf"^(?P<label>[A-Za-z][^$\d]*?)\s+(?P<cells>(?:{_CELL})(?:\s+(?:{_CELL}))+)\s*$")
 _CELL_RE = re.compile(_CELL)
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _GROUP = re.compile(r"(?i)\b(three|six|nine|twelve|3|6|9|12)\s+months?\s+ended|\b(quarter|year)\s+ended")
 _GROUP_MONTHS = {"three": 3, "3": 3, "six": 6, "6": 6, "nine": 9, "9": 9, "twelve": 12, "12": 12, "quarter": 3,
                  "year": 12}
