@@ -90,7 +90,8 @@ class DispatchProfile(BaseModel):
 
     min_relevance: float = Field(0.6, ge=0, le=1, description="a primary verdict below this is dropped")
     min_supporting_relevance: float = Field(0.45, ge=0, le=1, description="a supporting verdict below this is dropped")
-    max_primary: int = Field(3, ge=1, description="primary passages kept, best relevance first")
+    max_primary: int = Field(3, ge=1, description="primary passages kept, best relevance first (the rest lead the "
+                                                 "supporting)")
     max_supporting: int = Field(4, ge=0, description="supporting passages kept, best relevance first")
     guard_high: float = Field(0.8, ge=0, le=1, description="inflation guard: a relevance above this counts as high")
     guard_share: float = Field(0.3, ge=0, le=1, description="inflation guard fires when more than this share is high")

@@ -164,6 +164,19 @@ _PERIOD = re.compile(rf"'?(?:{_YEAR_PART}'?)?(?:{_PERIOD_MARK}'?{_YEAR_PART}?)+"
 _PERIOD_WORDS = frozenset("""fiscal year years yr quarter quarters quarterly half halves month months annual annually
     ended ending end period periods first second third fourth three six nine twelve trailing date todate prior
     current full calendar interim""".split())
+_MONTH_WORDS = frozenset("""january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec""".split())
+# 'current' also names a class of assets and liabilities ('total current liabilities'): not only a when
+_WHEN_WORDS = (_PERIOD_WORDS - {"current"}) | _MONTH_WORDS
+_WHEN_STEMS = frozenset(stem(w) for w in _WHEN_WORDS) | _WHEN_WORDS
+
+
+def is_when_word(token: str) -> bool:
+    """A detector token (lower case, stemmed: tasks.words.tokenize) that only says when: a number or year, a month,
+    a period word ('nine', 'months', 'ended') or a period code ('q2', 'fy2023')."""
+    return token[:1].isdigit() or token in _WHEN_STEMS or is_period_notation(token)
+
+
 # ISO 4217 codes of the currencies most documents quote, the symbols, and the scale and unit words of an amount
 CURRENCY_CODES = frozenset("""usd eur gbp jpy cny rmb chf cad aud nzd inr hkd sgd krw sek nok dkk brl mxn zar rub try
     pln czk huf ils aed sar twd thb idr myr php""".split())

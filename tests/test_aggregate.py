@@ -151,6 +151,24 @@ def test_snippet_centres_on_keyword_lines(doc):
     assert all(line in lines["text"].to_list() for line in snippet)
 
 
+def test_snippet_centres_on_the_row_of_the_asked_measure_not_on_the_header_of_its_period():
+    """A statement's header carries the question's period words ('nine months ended June 25, 2022'), its row the
+    measure ('Net income'): the snippet, all the arbiter reads of a candidate, shows the row. With the period words
+    counted alike the header won (five of the question's words on one line) and the row was never shown."""
+    page = ["STATEMENTS OF OPERATIONS", "(In millions)", "Three Months Ended Nine Months Ended", "June 25, 2022",
+            "Net sales $ 82,959 $ 304,182", "Cost of sales 47,074 174,957", "Gross margin 35,885 129,225",
+            "Operating expenses 12,809 37,956", "Other income 10 (97)", "Income taxes 3,624 15,364",
+            "Net income $ 19,442 $ 79,082", "Earnings per share 1.20 4.86"]
+    lines = lines_frame([page])
+    kws = ["net income", "net", "income", "nine months", "months", "ended", "june 25", "june", "2022"]
+    out = aggregate("q1", [hit("keywords", 1, 0, 0, 11, kws=kws)], lines, None)
+    snippet = out[0].brief.snippet.split("\n")
+    assert "Net income $ 19,442 $ 79,082" in snippet and "Three Months Ended Nine Months Ended" not in snippet
+    # with no measure word on any line, the period words still choose (the header, as before)
+    out = aggregate("q1", [hit("keywords", 1, 0, 0, 11, kws=["nine months", "ended", "june 25"])], lines, None)
+    assert "Three Months Ended Nine Months Ended" in out[0].brief.snippet.split("\n")
+
+
 def test_hits_of_unknown_documents_are_refused(doc):
     lines, toc = doc
     with pytest.raises(ValueError, match="lines"):

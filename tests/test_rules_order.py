@@ -115,3 +115,35 @@ def test_an_acronym_with_no_token_of_its_own_is_read_as_the_pool_spells_it():
             brief("rnd", 29, "Results of Operations > Operating Expenses",
                   ["($ in millions)", "Research and development", "expenses $ 2,040 $ 1,824 $ 216 12 %"], rank=2)]
     assert order(q.text, pool)[0] == "rnd"
+
+
+def test_a_row_labelled_with_the_asked_segment_is_primary_beside_prose_that_carries_more_of_the_words():
+    """Prose about the segments carries 'segment' as well; the table's row 'Cloud' under 'Revenue' does not, yet its
+    cells hold the asked figure: a row labelled with the question's words makes a primary of an amount question."""
+    pool = [brief("prose", 33, "MD&A > Segment Metrics",
+                  ["Metrics related to our Productivity and Cloud segments assess the health of our core businesses",
+                   "within these segments. Cloud segment revenue metrics reflect our cloud strategy and trends."],
+                  rank=1),
+            brief("table", 36, "MD&A > Segment Results of Operations",
+                  ["Revenue",
+                   "Productivity and Business Processes $ 17,002 $ 15,936 7% $ 33,467 $ 30,975 8%",
+                   "Cloud 21,508 18,262 18% 41,833 35,174 19%",
+                   "Total $ 52,747 $ 51,728 2% $ 102,869 $ 97,045 6%"], rank=2),
+            brief("policy", 12, "Notes > Revenue Recognition",
+                  ["Revenue is recognized when control of the promised goods or services is transferred to our",
+                   "customers, in an amount that reflects the consideration we expect to receive."], rank=3),
+            brief("segments", 30, "MD&A > Reportable Segments",
+                  ["We report our financial performance based on the following segments: Productivity and",
+                   "Business Processes and More Personal Computing."], rank=4),
+            brief("risk", 51, "Risk Factors",
+                  ["Our revenue may fluctuate from quarter to quarter, and changes in demand could reduce",
+                   "revenue and operating income."], rank=5)]
+    question = "What was the Cloud segment revenue in the second quarter of fiscal 2023?"
+    verdicts = {v.candidate_id: v for v in arbitrate(parse_question("q", question), pool, []).verdicts}
+    assert verdicts["prose"].role == "primary"
+    assert verdicts["table"].role == "primary", verdicts["table"].reason
+    assert verdicts["table"].reason.endswith('; the row "Cloud" is labelled with the question\'s words')
+    # a question whose answer is not a figure: the label alone makes no primary
+    verdicts = {v.candidate_id: v for v in arbitrate(
+        parse_question("q", "Which products does the Cloud segment sell?"), pool, []).verdicts}
+    assert verdicts["table"].role != "primary"

@@ -145,7 +145,25 @@ def test_order_is_relevance_then_rrf_and_caps_are_recorded():
                                   verdict("c", "primary", 0.9), verdict("d", "primary", 0.7)])
     r = dispatch("q", out, pool, "balanced", {"max_primary": 2, "guard_min_pool": 99})
     assert [p.candidate_id for p in r.primary] == ["c", "b"]
-    assert r.rule == "found: 2 primary ≥ 0.6; primary capped 4→2"
+    assert r.rule == ("found: 2 primary ≥ 0.6, 2 supporting ≥ 0.45; primary capped 4→2, the rest lead the "
+                      "supporting")
+
+
+def test_a_primary_beyond_the_cap_leads_the_supporting_passages_as_one():
+    """Dropping a fourth primary kept weaker passages instead: it comes first among the supporting ones, said so."""
+    pool = [cand("a", 0.05), cand("b", 0.04), cand("c", 0.03), cand("s", 0.02)]
+    out = ArbiterOutput(verdicts=[verdict("a", "primary", 0.9), verdict("b", "primary", 0.8),
+                                  verdict("c", "primary", 0.7), verdict("s", "supporting", 0.69)])
+    r = dispatch("q", out, pool, "balanced", {"max_primary": 2, "guard_min_pool": 99})
+    assert [p.candidate_id for p in r.primary] == ["a", "b"]
+    assert [(p.candidate_id, p.role) for p in r.supporting] == [("c", "supporting"), ("s", "supporting")]
+    assert "beyond the cap of 2 primaries" in r.supporting[0].reason
+    assert "beyond the cap" not in r.supporting[1].reason
+    # below min_relevance a primary is not kept at all, as before
+    low = ArbiterOutput(verdicts=[verdict("a", "primary", 0.9), verdict("b", "primary", 0.8),
+                                  verdict("c", "primary", 0.55), verdict("s", "supporting", 0.69)])
+    r = dispatch("q", low, pool, "balanced", {"max_primary": 2, "guard_min_pool": 99})
+    assert [p.candidate_id for p in r.supporting] == ["s"]
 
 
 def test_strict_drops_every_primary_below_its_bar_and_says_so():
@@ -236,4 +254,5 @@ def test_caps_keep_distinct_pages_first():
     r = dispatch("q", out, pool, "balanced", {"max_primary": 2, "max_supporting": 2, "guard_min_pool": 99})
     assert [p.candidate_id for p in r.primary] == ["p1", "p2"]
     assert [p.candidate_id for p in r.supporting] == ["s1b", "s4"]
-    assert r.rule == "found: 2 primary ≥ 0.6, 2 supporting ≥ 0.45; primary capped 3→2; supporting capped 4→2"
+    assert r.rule == ("found: 2 primary ≥ 0.6, 2 supporting ≥ 0.45; primary capped 3→2, the rest lead the "
+                      "supporting; supporting capped 5→2")

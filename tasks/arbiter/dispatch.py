@@ -94,11 +94,15 @@ def dispatch(question_id: str, output: ArbiterOutput, candidates: list[Candidate
 
     # the caps keep distinct pages first: a second passage of a page already kept adds less than a new page
     kept_p = _pages_first([v for v in primary if v.relevance >= p.min_relevance], by_id, set())
-    kept_s = _pages_first([v for v in supporting if v.relevance >= p.min_supporting_relevance], by_id,
-                          {_page(by_id[v.candidate_id]) for v in kept_p[: p.max_primary]})
-    if len(kept_p) > p.max_primary:
-        notes.append(f"primary capped {len(kept_p)}→{p.max_primary}")
+    # a primary beyond the cap still outweighs every supporting passage: it leads them, as supporting (dropping it
+    # kept weaker passages instead: the statement table that a question's figure is in, after three paragraphs of
+    # commentary that also carry its words)
+    over = kept_p[p.max_primary:]
+    if over:
+        notes.append(f"primary capped {len(kept_p)}→{p.max_primary}, the rest lead the supporting")
         kept_p = kept_p[: p.max_primary]
+    kept_s = _pages_first([*over, *(v for v in supporting if v.relevance >= p.min_supporting_relevance)], by_id,
+                          {_page(by_id[v.candidate_id]) for v in kept_p})
     if len(kept_s) > p.max_supporting:
         notes.append(f"supporting capped {len(kept_s)}→{p.max_supporting}")
         kept_s = kept_s[: p.max_supporting]
@@ -126,12 +130,17 @@ def dispatch(question_id: str, output: ArbiterOutput, candidates: list[Candidate
     if status == "not_found":
         kept_p, kept_s = [], []
 
+    demoted = {v.candidate_id for v in over}
+
     def passage(v: CandidateVerdict) -> RetrievedPassage:
         c = by_id[v.candidate_id]
+        role, reason = v.role, v.reason
+        if v.candidate_id in demoted:
+            role, reason = "supporting", f"{reason} (primary beyond the cap of {p.max_primary} primaries)"
         return RetrievedPassage(
             candidate_id=c.candidate_id, doc_id=c.doc_id, page=c.page, line_start=c.line_start,
-            line_end=c.line_end, section=c.section, text=_text(c, lines_text), role=v.role, decision=v.decision,
-            reason=v.reason, relevance=v.relevance, anchor_found=v.anchor_found, rewrite=v.rewrite,
+            line_end=c.line_end, section=c.section, text=_text(c, lines_text), role=role, decision=v.decision,
+            reason=reason, relevance=v.relevance, anchor_found=v.anchor_found, rewrite=v.rewrite,
             rrf_score=c.rrf_score, methods=list(c.methods), matched_keywords=list(c.matched_keywords),
         )
 

@@ -61,6 +61,7 @@ WEAK_COVERAGE = 0.15  # below this, a keyword-only overlap is discarded rather t
 CONTRADICTION_OVERLAP = 0.6  # share of the two windows' terms they must have in common to be about one point
 # Role bands: relevance = low + span * evidence strength, so a role and its relevance never disagree.
 BANDS = {"primary": (0.6, 0.4), "supporting": (0.4, 0.3), "tangential": (0.15, 0.25), "discarded": (0.0, 0.1)}
+VALUE_SHAPES = ("amount", "comparison")  # the shapes a table's cells answer
 SHAPE_NOUN = {"amount": "amount", "comparison": "value", "date": "date", "boolean": "yes/no cue", "entity": "name",
               "list": "list item", "text": "value"}
 
@@ -227,7 +228,10 @@ def _role(query: Query, e: Evidence, bars: tuple[float, float]) -> tuple[str, st
         reason = f'TOC title "{e.title}" matches {_quote(words(e.title_terms))}'
         if e.window_terms:
             reason += f"; {where} contain {_quote(words(e.window_terms))}{value}"
-    elif cooccur and (e.window_coverage >= bars[0] or e.coverage >= bars[1]):
+    elif cooccur and (e.window_coverage >= bars[0] or e.coverage >= bars[1]
+                      # a row whose label states the question's words holds the asked figure in its cells, even
+                      # when prose carries more of its words ('segment' beside 'Intelligent Cloud' revenue)
+                      or (e.label >= SUPPORT_COVERAGE and query.shape in VALUE_SHAPES)):
         role = "primary"
         reason = f"{where} contain {_quote(words(e.window_terms) + e.secondary)}{value}"
     elif cooccur or e.coverage >= SUPPORT_COVERAGE:

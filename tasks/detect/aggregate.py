@@ -20,6 +20,7 @@ import polars as pl
 
 from schemas.contracts import DETECTORS, CandidateBrief, DetectorHit
 from tasks.detect.keyword_index import DocCorpus, tokenize
+from tasks.terms import is_when_word
 
 MAX_POOL = 200  # the arbiter never sees more than this, whatever the settings say
 SNIPPET_LINES = 5
@@ -83,13 +84,15 @@ def snippet(doc: DocCorpus, page: int, line_start: int, line_end: int, keywords:
         return ""
     nos, tokens, n_page = doc.line_nos, doc.line_tokens, last - first + 1
     words = {t for kw in keywords for t in tokenize(kw)}
+    what = {t for t in words if not is_when_word(t)}
     # positions on the page (0 = its first line) of the range's lines: line numbers ascend, so a bisection of
     # the page's slice rather than a scan of every line of the page for every candidate
     inside = range(bisect_left(nos, line_start, first, last + 1) - first,
                    bisect_right(nos, line_end, first, last + 1) - first) or range(1)
 
-    def weight(i: int) -> tuple[int, int]:
-        return len(words.intersection(tokens[first + i])), -abs(nos[first + i] - prefer)
+    def weight(i: int) -> tuple[int, int, int]:
+        line = tokens[first + i]
+        return len(what.intersection(line)), len(words.intersection(line)), -abs(nos[first + i] - prefer)
 
     centre = max(inside, key=weight)
     lo, hi = inside[0], inside[-1]
