@@ -181,10 +181,15 @@ def deduction(r: Reader, row: Row) -> bool:
             and all((n := cell_number(c)) is None or n < 0 for c in row.cells))
 
 
+_PART_OF = re.compile(r"(?i)\b(?:included|recorded|recognized|reported|presented)\s+(?:in|within|as)\b")
+
+
 def residual(label: str, asked: str) -> bool:
     """An "Other" row ("Other, net", "Other income (expense), net") the ask does not name: the residual line of a
-    block, never the measure (or a formula's operand) it is part of."""
-    return bool(re.search(r"(?i)\bother\b", label)) and not re.search(r"(?i)\bother\b", asked)
+    block, never the measure (or a formula's operand) it is part of; and a row that says it is a part of another
+    ("Tax benefit included in provision for income taxes"): its figure is the part's, not the measure's."""
+    other = bool(re.search(r"(?i)\bother\b", label)) and not re.search(r"(?i)\bother\b", asked)
+    return other or (bool(_PART_OF.search(label)) and not _PART_OF.search(asked))
 
 
 def names_the_measure(r: Reader, row: Row) -> bool:

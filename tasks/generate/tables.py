@@ -72,6 +72,10 @@ def is_header(text: str) -> bool:
 
 
 _CELLS_ONLY = re.compile(rf"(?:{_CELL})(?:\s+(?:{_CELL}))*")
+# a row whose label prints figures of its own ("Property, plant, and equipment, net of accumulated depreciation of
+# $95,781 ($93,386 as of December 31, 2022) 90,945 80,860"): no row to read, but no prose either; the rows under it
+# keep their header
+_ENDS_IN_CELLS = re.compile(rf"^[A-Za-z].*?\s(?:{_CELL})\s+(?:{_CELL})\s*$")
 
 
 def cells_only(text: str) -> bool:
@@ -85,7 +89,7 @@ def table_line(text: str, below: str = "") -> str:
     operations:"); ``part`` of a row printed on two lines, its cells alone ("8,124 9,788 25,083 30,764" under
     "Client Computing") or a long label that runs on into the row below ("Acquisition of companies, net of cash
     acquired, and purchases of" over "intangible and other assets (301) (18,719)"); else ``prose``."""
-    if parse_row(text):
+    if parse_row(text) or _ENDS_IN_CELLS.search(text):
         return "row"
     if _CELLS_ONLY.fullmatch(text):
         return "part"

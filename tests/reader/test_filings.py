@@ -416,3 +416,32 @@ def test_an_acronym_defined_after_a_possessive_is_named_by_its_long_form():
     q3 = "What was the operating income (loss) of Intel's Accelerated Computing Systems and Graphics (AXG) segment?"
     assert unnamed(measure_words(q3), "Accelerated Computing Systems and Graphics Operating income (loss):", q3) == []
     assert unnamed(measure_words(q3), "Client Computing Operating income (loss):", q3) != []
+
+
+def test_a_row_whose_label_prints_figures_of_its_own_does_not_cut_the_rows_below_from_their_header():
+    balance = ["CONSOLIDATED BALANCE SHEETS (Unaudited)", "(In Millions) Jul 1, 2023 Dec 31, 2022",
+               "Current assets:", "Inventories 11,984 13,224", "Total current assets 43,356 50,407",
+               "Property, plant, and equipment, net of accumulated depreciation of $95,781 ($93,386 as of "
+               "December 31, 2022) 90,945 80,860",
+               "Goodwill 27,591 27,591", "Total assets $ 185,629 $ 182,103"]
+    a = ask("What were the total assets as of July 1, 2023?", ["total assets", "July 1, 2023"],
+            [passage("b1", 7, balance)])
+    assert (a.answer_found, a.value) == (True, "$185,629 million")
+    # a sentence that ends in figures is still prose between a row and a header: the row under it has none
+    cut = balance[:5] + ["Our goodwill was tested in the quarter, and the results were 27,591 and 27,591",
+                         "Total assets $ 185,629 $ 182,103"]
+    assert ask("What were the total assets as of July 1, 2023?", ["total assets", "July 1, 2023"],
+               [passage("b1", 7, cut)]).value != "$185,629 million"
+
+
+def test_a_row_that_says_it_is_included_in_the_measure_is_a_part_of_it_not_the_measure():
+    note = ["Three Months Ended September 30,", "(In millions) 2022 2021",
+            "Tax benefit included in provision for income taxes (12) (3)"]
+    a = ask("What was the provision for income taxes for the three months ended September 30, 2022?",
+            ["provision for income taxes", "three months", "September 30, 2022"], [passage("n1", 24, note)])
+    assert not a.answer_found
+    statement = note[:2] + ["Provision for income taxes 4,016 3,457"]
+    a = ask("What was the provision for income taxes for the three months ended September 30, 2022?",
+            ["provision for income taxes", "three months", "September 30, 2022"],
+            [passage("n1", 24, note), passage("s1", 3, statement)])
+    assert (a.answer_found, a.value) == (True, "4,016 million")
