@@ -115,6 +115,20 @@ def test_sequential_token_budget_is_checked_before_each_step():
     assert out.usage.input_tokens <= 600 and "budget reached" in out.answer.caveats[-1]
 
 
+def test_a_passage_too_long_for_the_budget_left_is_passed_over_for_a_shorter_one_that_fits():
+    long = GenerationPassage(candidate_id="long", doc_id=DOC, page=1, line_start=10, line_end=10,
+                             lines=[PassageLine(line_no=10, page=1, text="revenue " * 400)])
+    client = QueueClient(aw(False, False), aw(True, True, "$4.2 million"), input_tokens=300)
+    budget = Budget(max_candidates=3, max_input_tokens=700, max_seconds=None)
+    out = run_sequential(client, q(), [gp(0), long, gp(2)], budget)
+    # 300 spent; the long passage (~600 tokens) would pass 700, the short third one (~260) fits and answers
+    assert (out.exit, out.steps, out.answer.value) == ("sufficiency", 2, "$4.2 million")
+    assert [r.payload["passages"][0]["candidate_id"] for r in client.requests] == ["c0", "c2"]
+    assert [r.step for r in client.requests] == [1, 2]  # the steps are the calls made, in order
+    assert out.budget_hit.startswith("tokens: 300 spent") and "for passage 2" in out.budget_hit
+    assert out.usage.input_tokens <= 700
+
+
 def test_sequential_time_budget():
     ticks = iter([0.0, 0.0, 5.0, 11.0, 11.0])
     budget = Budget(max_candidates=3, max_input_tokens=None, max_seconds=10)

@@ -2,10 +2,12 @@
 
 Sequential reads the two booleans of AnswerWithEvidence, never a confidence threshold, and has three exits:
 ``sufficiency`` (``answer_found and complete_answer_found``), ``exhaustion`` (all K seen; the best partial answer,
-or an answer with ``answer_found = False``, is returned as a first-class answer) and ``budget`` (the next step
-would pass the router's input-token cap, or the wall-time cap is spent; checked before each step, so the cap is
-never exceeded). Batch exits ``single_call``. Every step is one ``llm_calls`` row (stage generate, regime, step),
-written by the client. A failed call ends the regime with exit ``failed`` and the error.
+or an answer with ``answer_found = False``, is returned as a first-class answer) and ``budget`` (a passage was
+passed over because its step would pass the router's input-token cap, or the wall-time cap is spent; checked
+before each step, so the cap is never exceeded). A passage too long for what is left of the cap is passed over,
+not the end of the reading: a later, shorter one may still fit (on the filings set the answering table was often
+a short passage behind a long one). Batch exits ``single_call``. Every step is one ``llm_calls`` row (stage
+generate, regime, step), written by the client. A failed call ends the regime with exit ``failed`` and the error.
 """
 
 from __future__ import annotations
@@ -111,13 +113,14 @@ def _partial(answers: list[AnswerWithEvidence], note: str) -> AnswerWithEvidence
 def run_sequential(client: Completer, question: ParsedQuestion, passages: list[GenerationPassage], budget: Budget,
                    max_output_tokens: int = 400, tokenizer: str = "o200k_base",
                    clock=time.monotonic) -> RegimeOutcome:
-    """One passage per call in RetrievalResult order until sufficiency, exhaustion or budget."""
+    """One passage per call in RetrievalResult order until sufficiency, exhaustion or budget; a passage the token
+    cap has no room left for is passed over (``budget_hit`` names the first)."""
     shown = passages[: budget.max_candidates]
     out = RegimeOutcome(regime="sequential", exit="exhaustion", steps=0, answer=None)
     answers: list[AnswerWithEvidence] = []
     started = clock()
     for i, passage in enumerate(shown, start=1):
-        request = build_generation_request(question, [passage], "sequential", step=i, total=len(shown),
+        request = build_generation_request(question, [passage], "sequential", step=out.steps + 1, total=len(shown),
                                            max_output_tokens=max_output_tokens)
         if budget.max_seconds is not None and clock() - started >= budget.max_seconds:
             out.exit, out.budget_hit = "budget", f"seconds: {clock() - started:.1f} s spent of {budget.max_seconds} s"
@@ -125,10 +128,12 @@ def run_sequential(client: Completer, question: ParsedQuestion, passages: list[G
         if budget.max_input_tokens is not None:
             estimate = count_messages(request.messages, tokenizer)
             if out.usage.input_tokens + estimate > budget.max_input_tokens:
-                out.exit, out.budget_hit = "budget", (
-                    f"tokens: {out.usage.input_tokens} spent + {estimate} for step {i} > {budget.max_input_tokens}")
-                break
-        out.steps = i
+                out.exit = "budget"
+                out.budget_hit = out.budget_hit or (
+                    f"tokens: {out.usage.input_tokens} spent + {estimate} for passage {i} > "
+                    f"{budget.max_input_tokens}")
+                continue  # passed over: a later, shorter passage may still fit
+        out.steps += 1
         answer = _call(client, request, [passage], out)
         if answer is None:
             return out
