@@ -66,9 +66,12 @@ def assert_same_scores(wh) -> None:
         held = {i for i, ts in enumerate(want_sets) if ts & set(query)}
         assert set(sets) == held
         assert all(sets[i] == want_sets[i] & set(query) for i in held)
-    for i in (0, memory.bm25.corpus_size // 2, memory.bm25.corpus_size - 1):
+    ids = [0, memory.bm25.corpus_size // 2, memory.bm25.corpus_size - 1]
+    places = postings.places(ids)  # read from the index, no document loaded
+    for i in ids:
         (doc, meta), (want_doc, want_meta) = postings.window(i), memory.window(i)
         assert (doc.doc_id, meta) == (want_doc.doc_id, want_meta)
+        assert places[i] == (want_doc.doc_id, want_meta)
 
 
 def test_postings_score_bit_for_bit_like_the_in_memory_index(wh):
@@ -164,3 +167,27 @@ def test_a_summary_read_from_the_warehouse_is_the_one_of_the_documents_view(wh):
     assert read.toc_source == of.toc_source == "headings"
     assert read.titles == of.titles and len(read.titles) == 2
     assert read.vocab == of.vocab and read.vocab._lines == of.vocab._lines
+    assert read.spans == of.spans and read.section_paths == of.section_paths == {0: "2 Segment revenue",
+                                                                               1: "2 Segment revenue > 2.1 North unit"}
+    assert read.last_line == of.last_line == 29
+
+
+def test_windows_indexed_before_their_places_were_kept_are_indexed_again(tmp_path):
+    """m012 empties an index whose windows carry no place: the next corpus-wide question indexes every document
+    again; a read-only warehouse opened before the migration falls back to the in-memory index."""
+    from warehouse.db import Warehouse
+
+    path = tmp_path / "warehouse.duckdb"
+    with Warehouse(path) as wh:
+        for d in range(2):
+            ingest(wh, f"/docs/{d}.pdf", f"{d:064d}", texts(d, 20))
+        index_corpus(wh, Settings())
+        for column in keyword_postings.META_COLUMNS:  # as before m012
+            wh.execute(f"ALTER TABLE kw_windows DROP COLUMN {column}")
+        wh.execute("DELETE FROM _migrations WHERE name = 'm012_keyword_window_meta'")
+    with Warehouse(path, read_only=True) as ro:
+        assert not keyword_postings.has_window_meta(ro)
+        assert isinstance(CorpusCache(ro, Settings()).corpus_index([f"{d:064d}" for d in range(2)]), KeywordIndex)
+    with Warehouse(path) as wh:  # migrated on open
+        assert keyword_postings.has_window_meta(wh) and keyword_postings.indexed(wh) == {}
+        assert_same_scores(wh)

@@ -22,6 +22,7 @@ from warehouse.db import Warehouse
 UNSORTED_SHARE = 0.2
 # where the postings are cut for their rewrite in term order (tokens are lower case: digits, then letters)
 TERM_RANGES = ["", "1", "2", "4", "6", "8", "a", "c", "d", "e", "g", "i", "l", "m", "o", "p", "r", "s", "t", "u", "w"]
+META_COLUMNS = ("page", "line_start", "line_end", "section_id")  # a window's place in its document (m012)
 INDEX_MEMORY = "512MB"  # DuckDB's memory while the postings are written or rewritten (see memory_bound)
 
 
@@ -58,9 +59,11 @@ def indexed(wh: Warehouse) -> dict[str, tuple[int, int]]:
 
 
 def add_document(wh: Warehouse, doc_id: str, window_tokens: Sequence[Sequence[str]], window_lines: int,
-                 window_stride: int) -> None:
-    """Index one document's windows (``window_tokens``: each window's tokens, in window order), replacing any
-    earlier index of it."""
+                 window_stride: int, window_meta: Sequence[tuple[int, int, int, int | None]]) -> None:
+    """Index one document's windows (``window_tokens``: each window's tokens, in window order; ``window_meta``: each
+    window's (page, line_start, line_end, section_id)), replacing any earlier index of it."""
+    if len(window_meta) != len(window_tokens):
+        raise ValueError(f"{doc_id}: {len(window_tokens)} windows' tokens but {len(window_meta)} windows' places")
     lens = [len(toks) for toks in window_tokens]
     terms, windows, tfs, ranks = [], [], [], []
     for w, toks in enumerate(window_tokens):
@@ -76,13 +79,16 @@ def add_document(wh: Warehouse, doc_id: str, window_tokens: Sequence[Sequence[st
                          "win": pa.array(windows, pa.int32()), "tf": pa.array(tfs, pa.int32()),
                          "len": pa.array([lens[w] for w in windows], pa.int32()), "pos": pa.array(ranks, pa.int32())})
     sizes = pa.table({"doc_id": pa.array([doc_id] * len(lens), pa.string()),
-                      "win": pa.array(range(len(lens)), pa.int32()), "len": pa.array(lens, pa.int32())})
+                      "win": pa.array(range(len(lens)), pa.int32()), "len": pa.array(lens, pa.int32()),
+                      **{name: pa.array([m[i] for m in window_meta], pa.int32())
+                         for i, name in enumerate(META_COLUMNS)}})
     with wh.transaction():
         if wh.scalar("SELECT count(*) FROM kw_docs WHERE doc_id = ?", [doc_id]):
             delete_documents(wh, [doc_id])  # a scan of the postings: only for a document indexed before
         with wh.registered("_kw_postings", postings), wh.registered("_kw_windows", sizes):
             wh.execute("INSERT INTO kw_postings SELECT term, doc_id, win, tf, len, pos FROM _kw_postings")
-            wh.execute("INSERT INTO kw_windows SELECT doc_id, win, len FROM _kw_windows")
+            wh.execute(f"INSERT INTO kw_windows (doc_id, win, len, {', '.join(META_COLUMNS)}) "
+                       f"SELECT doc_id, win, len, {', '.join(META_COLUMNS)} FROM _kw_windows")
         wh.execute("INSERT INTO kw_docs VALUES (?, ?, ?, ?)", [doc_id, window_lines, window_stride, len(lens)])
 
 
@@ -114,6 +120,24 @@ def postings(wh: Warehouse, terms: Sequence[str]) -> pl.DataFrame:
     # (generated 10k pages, 4M postings in term order, 7 terms: 46 -> 14 ms)
     return wh.query_df("SELECT term, doc_id, win, tf, len FROM kw_postings WHERE term IN (SELECT unnest(?))",
                        [list(dict.fromkeys(terms))])
+
+
+def has_window_meta(wh: Warehouse) -> bool:
+    """Whether the windows carry their places (m012): a read-only warehouse opened before that migration does not."""
+    cols = {c for (c,) in wh.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'kw_windows'")}
+    return set(META_COLUMNS) <= cols
+
+
+def window_meta(wh: Warehouse, doc_ids: Sequence[str], wins: Sequence[int]
+                ) -> dict[tuple[str, int], tuple[int, int, int, int | None]]:
+    """(doc_id, win) -> (page, line_start, line_end, section_id) of the given windows (pairs, in one statement)."""
+    if not doc_ids:
+        return {}
+    rows = wh.execute(
+        f"SELECT doc_id, win, {', '.join(META_COLUMNS)} FROM kw_windows "
+        "WHERE doc_id IN (SELECT unnest(?)) AND (doc_id, win) IN (SELECT (unnest(?), unnest(?)))",
+        [sorted(set(doc_ids)), list(doc_ids), [int(w) for w in wins]])
+    return {(d, int(w)): (int(p), int(a), int(b), None if s is None else int(s)) for d, w, p, a, b, s in rows}
 
 
 def compact(wh: Warehouse, force: bool = False) -> bool:

@@ -564,3 +564,23 @@ def m011_keyword_postings(con: duckdb.DuckDBPyConnection) -> None:
         CREATE TABLE kw_sorted (rows BIGINT NOT NULL);  -- postings rows in term order at the last rewrite
         """
     )
+
+
+@migration
+def m012_keyword_window_meta(con: duckdb.DuckDBPyConnection) -> None:
+    """Each indexed window's place (first page, first and last line, section) beside its length, so that a
+    corpus-wide keyword hit is anchored from the pages it falls on, not from its whole document loaded (issue #29).
+    The windows indexed before it have no place: the index is emptied, and the next ingest (or the first
+    corpus-wide question) indexes every document again."""
+    con.execute(
+        """
+        ALTER TABLE kw_windows ADD COLUMN IF NOT EXISTS page INTEGER;
+        ALTER TABLE kw_windows ADD COLUMN IF NOT EXISTS line_start INTEGER;
+        ALTER TABLE kw_windows ADD COLUMN IF NOT EXISTS line_end INTEGER;
+        ALTER TABLE kw_windows ADD COLUMN IF NOT EXISTS section_id INTEGER;
+        DELETE FROM kw_postings;
+        DELETE FROM kw_windows;
+        DELETE FROM kw_docs;
+        DELETE FROM kw_sorted;
+        """
+    )

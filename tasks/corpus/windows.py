@@ -61,9 +61,19 @@ def build_windows(lines: pl.DataFrame, toc: pl.DataFrame, size: int = 4, stride:
 
 def section_of_lines(line_nos: list[int], toc: pl.DataFrame) -> list[int | None]:
     """Innermost section containing each line (sorted line numbers), by one sweep over section starts."""
-    if toc.height == 0:
+    return section_of_spans(line_nos, section_spans(toc))
+
+
+def section_spans(toc: pl.DataFrame) -> list[tuple[int, int, int, int]]:
+    """(line_start, level, section_id, line_end) of every section, sorted: what :func:`section_of_spans` sweeps."""
+    return sorted(toc.select("line_start", "level", "section_id", "line_end").rows()) if toc.height else []
+
+
+def section_of_spans(line_nos: list[int], spans: list[tuple[int, int, int, int]]) -> list[int | None]:
+    """:func:`section_of_lines` from the sections' spans: each line's section depends on that line alone, so any
+    sorted subset of a document's lines gets the sections the whole document gives them."""
+    if not spans:
         return [None] * len(line_nos)
-    spans = sorted(toc.select("line_start", "level", "section_id", "line_end").rows())
     out: list[int | None] = []
     stack: list[tuple[int, int]] = []  # (line_end, section_id)
     j = 0

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
+import polars as pl
 
 from schemas.settings import Settings
-from tasks.detect.keyword_index import DocCorpus, TitleEntry, title_entries, toc_source
+from tasks.corpus.windows import section_spans
+from tasks.detect.keyword_index import DocCorpus, TitleEntry, section_paths, title_entries, toc_source
 from tasks.terms import Vocabulary, vocabulary
 from warehouse import corpus, keyword_postings
 from warehouse.db import Warehouse
@@ -28,26 +30,33 @@ K1, B, EPSILON = 1.5, 0.75, 0.25
 
 @dataclass(frozen=True)
 class DocSummary:
-    """What a corpus-wide question reads of every document: its titles, outline source and vocabulary."""
+    """What a corpus-wide question reads of every document: its titles, outline source and vocabulary, and what
+    anchoring a hit on a few of its pages needs (its sections' spans and paths, its last line)."""
 
     doc_id: str
     toc_source: str
     titles: list[TitleEntry]
     vocab: Vocabulary
+    spans: list[tuple[int, int, int, int]] = field(default_factory=list)  # windows.section_spans
+    section_paths: dict[int, str] = field(default_factory=dict)
+    last_line: int | None = None
 
     @classmethod
     def of(cls, doc: DocCorpus) -> "DocSummary":
-        return cls(doc_id=doc.doc_id, toc_source=doc.toc_source, titles=doc.titles, vocab=doc.vocabulary())
+        return cls(doc_id=doc.doc_id, toc_source=doc.toc_source, titles=doc.titles, vocab=doc.vocabulary(),
+                   spans=section_spans(doc.toc), section_paths=doc.section_paths,
+                   last_line=doc.line_nos[-1] if doc.line_nos else None)
 
     @classmethod
     def read(cls, wh: Warehouse, doc_id: str) -> "DocSummary":
         """The same summary as :meth:`of` the document's view, from its line texts and sections alone: a first
         corpus-wide question reads every document, and building every view for it left ~0.9 GB of freed frames
         in the process at 50k generated pages."""
-        texts, toc = corpus.line_texts(wh, doc_id), corpus.load_toc(wh, [doc_id])
+        rows, toc = corpus.line_texts(wh, doc_id), corpus.load_toc(wh, [doc_id])
         titles = toc["title"].to_list() if toc.height else []
         return cls(doc_id=doc_id, toc_source=toc_source(toc), titles=title_entries(toc),
-                   vocab=vocabulary([*texts, *titles]))
+                   vocab=vocabulary([*(t for _, t in rows), *titles]), spans=section_spans(toc),
+                   section_paths=section_paths(toc), last_line=rows[-1][0] if rows else None)
 
 
 class LazyDoc:
@@ -76,6 +85,8 @@ def sync_postings(wh: Warehouse, load: Callable[[str], DocCorpus], window_lines:
     """Bring the postings to the warehouse's current documents (index the new ones, drop the gone ones, and those
     indexed with other windows): {"added": n, "dropped": m}; None when they lag and the warehouse is read-only.
     ``load``: a document's view, whose windows are indexed."""
+    if wh.read_only and not keyword_postings.has_window_meta(wh):
+        return None  # written before the windows carried their places (m012), and not to be migrated from here
     current = corpus.current_doc_ids(wh)
     indexed = keyword_postings.indexed(wh)
     want, now = (window_lines, window_stride), set(current)
@@ -87,7 +98,8 @@ def sync_postings(wh: Warehouse, load: Callable[[str], DocCorpus], window_lines:
         with keyword_postings.memory_bound(wh):
             keyword_postings.delete_documents(wh, stale)
             for d in missing:
-                keyword_postings.add_document(wh, d, load(d).window_tokens, window_lines, window_stride)
+                doc = load(d)
+                keyword_postings.add_document(wh, d, doc.window_tokens, window_lines, window_stride, doc.window_meta)
         keyword_postings.compact(wh)
     return {"added": len(missing), "dropped": len(stale)}
 
@@ -124,17 +136,17 @@ class PostingsIndex:
         idf = math.log(self.n - df + 0.5) - math.log(df + 0.5)
         return self.eps if idf < 0 else idf
 
-    def query(self, query: Sequence[str]) -> tuple[np.ndarray, dict[int, frozenset[str]]]:
+    def query(self, query: Sequence[str]) -> tuple[np.ndarray, "WindowTerms | dict"]:
         """(every window's BM25 score, {window: the query words it holds} for the windows holding one)."""
         scores = np.zeros(self.n)
         if not self.n or not query:
             return scores, {}
         found = keyword_postings.postings(self.wh, query)
-        position = np.array([self._offset[d] for d in found["doc_id"].to_list()], dtype=np.int64) \
-            + found["win"].to_numpy().astype(np.int64)
-        terms = found["term"].to_numpy()
+        position = (found["doc_id"].replace_strict(self._offset, return_dtype=pl.Int64).to_numpy()
+                    + found["win"].to_numpy().astype(np.int64))
+        term = found["term"]
         tf, length = found["tf"].to_numpy().astype(np.int64), found["len"].to_numpy().astype(np.int64)
-        rows = {t: np.flatnonzero(terms == t) for t in dict.fromkeys(query)}
+        rows = {t: np.flatnonzero((term == t).to_numpy()) for t in dict.fromkeys(query)}
         for q in query:  # in the query's order, repeated words again: rank_bm25 sums them so
             at = rows[q]
             if not at.size:
@@ -144,13 +156,41 @@ class PostingsIndex:
             # adds 0.0, which changes no sum)
             scores[position[at]] += (self.idf(int(at.size)) or 0) * (
                 q_freq * (K1 + 1) / (q_freq + K1 * (1 - B + B * length[at] / self.avgdl)))
-        sets: dict[int, set[str]] = {}
-        for p, t in zip(position.tolist(), terms.tolist()):
-            sets.setdefault(p, set()).add(t)
-        return scores, {p: frozenset(s) for p, s in sets.items()}
+        return scores, WindowTerms(position, term.to_list())
 
     def window(self, i: int) -> tuple[DocCorpus, tuple[int, int, int, int | None]]:
         """(document, (page, line_start, line_end, section_id)) of window ``i``."""
         d = bisect.bisect_right(self.offsets, i) - 1
         doc = self.load(self.doc_ids[d])
         return doc, doc.window_meta[i - self.offsets[d]]
+
+    def places(self, ids: Sequence[int]) -> dict[int, tuple[str, tuple[int, int, int, int | None]]]:
+        """{window: (doc_id, (page, line_start, line_end, section_id))} of windows ``ids``, read at once from the
+        index (no document loaded)."""
+        where = [(i, bisect.bisect_right(self.offsets, i) - 1) for i in ids]
+        keys = [(self.doc_ids[d], i - self.offsets[d]) for i, d in where]
+        meta = keyword_postings.window_meta(self.wh, [k[0] for k in keys], [k[1] for k in keys])
+        return {i: (k[0], meta[k]) for (i, _), k in zip(where, keys)}
+
+
+class WindowTerms(Mapping):
+    """{window: the query words it holds}, built for a window when it is read: the detector reads a few hundred of
+    the windows a query's postings reach (hundreds of thousands at 50k generated pages, where building every set
+    was a third of the query)."""
+
+    def __init__(self, position: np.ndarray, terms: list[str]):
+        self._order = np.argsort(position, kind="stable")
+        self._sorted = position[self._order]
+        self._terms = terms
+
+    def __getitem__(self, i: int) -> frozenset[str]:
+        lo, hi = np.searchsorted(self._sorted, i, "left"), np.searchsorted(self._sorted, i, "right")
+        if lo == hi:
+            raise KeyError(i)
+        return frozenset(self._terms[j] for j in self._order[lo:hi].tolist())
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(np.unique(self._sorted).tolist())
+
+    def __len__(self) -> int:
+        return int(np.unique(self._sorted).size)

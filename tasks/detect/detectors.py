@@ -6,7 +6,7 @@ anchored to one page and a line range on that page, so that a candidate's page i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -19,12 +19,14 @@ from tasks.detect.keyword_index import (
     TitleEntry,
     tokenize,
 )
+from tasks.detect.pages import PageViews
 from tasks.detect.plan import caption_label, figure_references, page_references
 
 TOC_ANCHOR_LINES = 5  # a TOC hit points at the heading line and the first lines under it
 EMBEDDING_OVERFETCH = 3  # nearest windows fetched per hit kept, since overlapping neighbours are skipped
 PAGE_REFERENCE_SCORE = 9.0  # a page the question names: nearly as strong as an exact title (10)
 RERANK_DEPTH = 300  # BM25 windows re-scored with the co-occurrence signal
+PREFETCH_CHUNK = 100  # corpus-wide hits whose pages are read in one statement (a detector keeps 60 of ~300)
 
 _WORDS = {"primary": 1.0, "secondary": 0.5}
 
@@ -113,15 +115,16 @@ def named_captions(question_text: str, docs: Sequence[DocCorpus]) -> list[tuple[
 
 
 def detect_toc(question_id: str, question_text: str, terms: QueryTerms, docs: Sequence[DocCorpus],
-               k: int, titles: Callable[[set[str]], Iterable[tuple[DocCorpus, TitleEntry]]] | None = None
-               ) -> list[DetectorHit]:
+               k: int, titles: Callable[[set[str]], Iterable[tuple[DocCorpus, TitleEntry]]] | None = None,
+               views: PageViews | None = None) -> list[DetectorHit]:
     """Section titles (and their parents) against the question's keywords; 'pages' units are never scored by title.
     Pages the question names ('page 3', 'second page') are proposed too: the physical page and any page printed
     with that number; and so are the captions of the figures and tables it names (:func:`named_captions`).
 
     Anchor: the section's (page's) first page, lines ``line_start .. min(line_end, line_start + 4)`` (the heading
     and what follows it). ``titles``: the (document, title) pairs of ``docs`` that share a word with the question,
-    in document order, when an index finds them (corpus-wide) rather than a scan of every title.
+    in document order, when an index finds them (corpus-wide) rather than a scan of every title; ``views``: the
+    hits anchored on the pages they fall on (corpus-wide), not on their documents loaded whole.
     """
     question_tokens = set(tokenize(question_text))
     words = terms.words | question_tokens
@@ -137,7 +140,11 @@ def detect_toc(question_id: str, question_text: str, terms: QueryTerms, docs: Se
     scored.extend((PAGE_REFERENCE_SCORE, doc, unit) for doc, unit in named_captions(question_text, docs))
     scored.sort(key=lambda x: (-x[0], x[2].level, x[1].doc_id, x[2].line_start))
     hits = []
+    if views is not None:
+        views.prefetch((doc.doc_id, title.page_start, title.line_start,
+                        min(title.line_end, title.line_start + TOC_ANCHOR_LINES - 1)) for _, doc, title in scored[:k])
     for rank, (score, doc, title) in enumerate(scored[:k], start=1):
+        doc = views[doc.doc_id] if views is not None else doc
         start = title.line_start
         end = min(title.line_end, start + TOC_ANCHOR_LINES - 1)
         page, start, end = anchor_on_page(doc, start, end, terms, prefer_first=True)
@@ -184,18 +191,20 @@ def cooccurrence_boost(primary: int, secondary: int) -> float:
 
 
 def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex | PostingsIndex, k: int,
-                    limit: int | None = None) -> list[DetectorHit]:
+                    limit: int | None = None, views: PageViews | None = None) -> list[DetectorHit]:
     """BM25 over the scope's line windows, re-scored by keyword co-occurrence; a window overlapping a better one is
     skipped. ``limit`` (default ``k``): hits returned, the first ``k`` the same whatever the limit.
 
     raw score = (BM25 + 0.01 x distinct query words in the window) x co-occurrence boost. The small word-count term
     keeps a ranking where Okapi's idf floor gives nothing (a word in half of a tiny document's windows scores 0).
+    ``views`` (the corpus-wide postings): the windows' places are read from the index and each window anchored on
+    the pages it falls on, a chunk of windows at a time, instead of on its document loaded whole.
     """
     scores, token_sets = index.query(terms.bm25_query)  # token sets: a list, or {window: its query words}
     words = set(terms.bm25_query)
     pool = np.flatnonzero(scores > 0)
     if pool.size < k:  # tiny or uniform documents: every window holding a query word is a proposal
-        held = sorted(token_sets.items()) if isinstance(token_sets, dict) else enumerate(token_sets)
+        held = sorted(token_sets.items()) if isinstance(token_sets, Mapping) else enumerate(token_sets)
         pool = np.array([i for i, ts in held if scores[i] > 0 or words & ts], dtype=int)
     if pool.size == 0:
         return []
@@ -208,8 +217,17 @@ def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex | P
         rescored.append((base * cooccurrence_boost(p, s), i))
     rescored.sort(key=lambda x: (-x[0], x[1]))
     hits: list[DetectorHit] = []
-    for score, i in rescored:
-        doc, (_, win_start, win_end, section_id) = index.window(i)
+    places: dict[int, tuple[str, tuple[int, int, int, int | None]]] = {}
+    for n, (score, i) in enumerate(rescored):
+        if views is None:
+            doc, (_, win_start, win_end, section_id) = index.window(i)
+        else:
+            if i not in places:
+                chunk = index.places([j for _, j in rescored[n:n + PREFETCH_CHUNK]])
+                places.update(chunk)
+                views.prefetch((d, m[0], m[1], m[2]) for d, m in chunk.values())
+            d, (_, win_start, win_end, section_id) = places[i]
+            doc = views[d]
         page, start, end = anchor_on_page(doc, win_start, win_end, terms)
         if overlaps(hits, doc.doc_id, start, end):
             continue
@@ -221,6 +239,13 @@ def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex | P
         if len(hits) == (limit or k):
             break
     return hits
+
+
+def _clamped(docs: Mapping, row: dict) -> tuple[str, int, int, int]:
+    """A vector row's range as detect_embeddings anchors it (cut at its document's last line), for prefetching."""
+    doc = docs.get(row["doc_id"])
+    last = doc.last_line if doc is not None else row["line_end"]
+    return row["doc_id"], row["page"], min(row["line_start"], last), min(row["line_end"], last)
 
 
 def overlaps(hits: Sequence[DetectorHit], doc_id: str, start: int, end: int) -> bool:
@@ -240,13 +265,16 @@ def detect_embeddings(question_id: str, question_text: str, terms: QueryTerms, v
     """
     if vector is None:
         vector = embedder.embed([question_text])[0]
-    found = vectors.search(vector, doc_ids, EMBEDDING_OVERFETCH * k)
+    found = list(vectors.search(vector, doc_ids, EMBEDDING_OVERFETCH * k).iter_rows(named=True))
+    prefetch = getattr(docs, "prefetch", None)  # PageViews: the rows' pages read a chunk at a time
     hits: list[DetectorHit] = []
-    for row in found.iter_rows(named=True):
+    for n, row in enumerate(found):
+        if prefetch is not None and n % PREFETCH_CHUNK == 0:
+            prefetch(_clamped(docs, r) for r in found[n:n + PREFETCH_CHUNK])
         doc = docs.get(row["doc_id"])
         if doc is None:  # vectors of a document the warehouse no longer holds: not a proposal we can anchor
             continue
-        last = doc.line_nos[-1]
+        last = doc.last_line
         start, end = min(row["line_start"], last), min(row["line_end"], last)
         page, start, end = anchor_on_page(doc, start, end, terms)
         if overlaps(hits, doc.doc_id, start, end):

@@ -233,6 +233,10 @@ class DocCorpus:
             vocab = self.__dict__["_vocabulary"] = vocabulary([*self.line_texts, *titles])
         return vocab
 
+    @property
+    def last_line(self) -> int:
+        return self.line_nos[-1]
+
     def page_span(self, page: int) -> tuple[int, int]:
         """(first, last) positions of the page's lines; first > last when the page has no line."""
         spans = self.__dict__.get("_page_spans")

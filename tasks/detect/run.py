@@ -18,6 +18,7 @@ from tasks.corpus.embed import Embedder, get_embedder
 from tasks.detect.aggregate import MAX_POOL, AggregatedCandidate, aggregate
 from tasks.detect.detectors import detect_embeddings, detect_keywords, detect_toc
 from tasks.detect.cache import CorpusCache
+from tasks.detect.corpus_wide import PostingsIndex
 from tasks.detect.keyword_index import query_terms
 from tasks.detect.plan import DetectorPlan, plan_detectors
 from tasks.detect.scope import DocFacts, Preference, prefer_documents
@@ -117,7 +118,10 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
     terms = query_terms(question)
     qid, text = question.question_id, question.text
     search_scope = scope if doc_ids is not None else None
-    doc_map = {d.doc_id: d for d in docs}
+    lazy = {d.doc_id: d for d in docs}
+    # corpus-wide: each hit anchored on the pages it falls on, read a batch of hits at a time (tasks.detect.pages)
+    views = corpus.page_views(scope) if doc_ids is None else None
+    doc_map = views if views is not None else lazy
     vector = embedder.embed([text])[0] if "embeddings" in plan.detectors else None
     t1 = time.perf_counter()
     hits: list[DetectorHit] = []
@@ -130,12 +134,13 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
         if name == "toc":
             if ids is None and words is not None:  # corpus-wide: only the titles that share a word with it
                 return detect_toc(qid, text, terms, docs, depth,
-                                  titles=lambda w: ((docs[d], t) for d, t in words.titles_sharing(w)))
-            return detect_toc(qid, text, terms, docs if ids is None else [doc_map[d] for d in ids], depth)
+                                  titles=lambda w: ((docs[d], t) for d, t in words.titles_sharing(w)), views=views)
+            return detect_toc(qid, text, terms, docs if ids is None else [lazy[d] for d in ids], depth, views=views)
         if name == "keywords":
             index = corpus.index(ids) if ids is not None else \
                 corpus.corpus_index(scope) if doc_ids is None else corpus.index(scope)
-            return detect_keywords(qid, terms, index, k, depth)
+            return detect_keywords(qid, terms, index, k, depth,
+                                   views=views if isinstance(index, PostingsIndex) else None)
         return detect_embeddings(qid, text, terms, vectors, embedder, doc_map, search_scope if ids is None else ids,
                                  depth, vector=vector)
 
@@ -153,6 +158,8 @@ def run_detection(question: ParsedQuestion, doc_ids: list[str] | None, corpus: C
             fill.extend(h.model_copy(update={"rank": len(top) + h.rank}) for h in deeper)
         timings[name] = time.perf_counter() - started
     t2 = time.perf_counter()
+    if views is not None:  # a hit anchored on its document whole (a named group's own index) has its page read too
+        views.prefetch((h.doc_id, h.page, h.line_start, h.line_end) for h in [*hits, *fill])
     candidates = aggregate(qid, hits, None, None, settings.detect.pool_size, settings.detect.rrf_k, docs=doc_map,
                            fill=fill)
     candidates = with_identities(candidates, facts, preference, settings.detect.pool_size)
