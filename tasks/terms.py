@@ -90,13 +90,22 @@ class Vocabulary(frozenset):
     written as one ('net sales' -> 'netsal', as the question's 'netsales' stems) and the initials of runs of
     tokens ('property, plant and equipment' -> 'ppe'), built on first use from the lines' tokens."""
 
-    _lines: tuple[tuple[str, ...], ...]
+    # the lines' tokens kept as one string (tokens never hold a space): a corpus-wide run holds every document's
+    # vocabulary, and a tuple of str objects per line was ~0.8 GB at 50k generated pages (issue #29)
+    _text: str | None  # None: no line
 
     def __new__(cls, lines):
         lines = tuple(tuple(ts) for ts in lines)
         self = super().__new__(cls, (t for ts in lines for t in ts))
-        self._lines = lines
+        self._text = "\n".join(" ".join(ts) for ts in lines) if lines else None
         return self
+
+    @property
+    def _lines(self) -> tuple[tuple[str, ...], ...]:
+        """Each line's tokens, as given (read again from the kept string: only a question that needs them asks)."""
+        if self._text is None:
+            return ()
+        return tuple(tuple(line.split(" ")) if line else () for line in self._text.split("\n"))
 
     def __reduce__(self):  # frozenset's own would rebuild it from its tokens, not from its lines
         return Vocabulary, (self._lines,)
