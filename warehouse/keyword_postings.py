@@ -141,6 +141,7 @@ def window_meta(wh: Warehouse, doc_ids: Sequence[str], wins: Sequence[int]
     """(doc_id, win) -> (page, line_start, line_end, section_id) of the given windows (pairs, in one statement)."""
     if not doc_ids:
         return {}
+    # the documents' filter beside the pairs' changes no row and is cheaper to apply first (warehouse.corpus.page_lines)
     rows = wh.execute(
         f"SELECT doc_id, win, {', '.join(META_COLUMNS)} FROM kw_windows "
         "WHERE doc_id IN (SELECT unnest(?)) AND (doc_id, win) IN (SELECT (unnest(?), unnest(?)))",

@@ -158,19 +158,23 @@ class PostingsIndex:
                 q_freq * (K1 + 1) / (q_freq + K1 * (1 - B + B * length[at] / self.avgdl)))
         return scores, WindowTerms(position, term.to_list())
 
+    def _locate(self, i: int) -> tuple[str, int]:
+        """(doc_id, the window's row in its document) of window ``i``."""
+        d = bisect.bisect_right(self.offsets, i) - 1
+        return self.doc_ids[d], i - self.offsets[d]
+
     def window(self, i: int) -> tuple[DocCorpus, tuple[int, int, int, int | None]]:
         """(document, (page, line_start, line_end, section_id)) of window ``i``."""
-        d = bisect.bisect_right(self.offsets, i) - 1
-        doc = self.load(self.doc_ids[d])
-        return doc, doc.window_meta[i - self.offsets[d]]
+        doc_id, w = self._locate(i)
+        doc = self.load(doc_id)
+        return doc, doc.window_meta[w]
 
     def places(self, ids: Sequence[int]) -> dict[int, tuple[str, tuple[int, int, int, int | None]]]:
         """{window: (doc_id, (page, line_start, line_end, section_id))} of windows ``ids``, read at once from the
         index (no document loaded)."""
-        where = [(i, bisect.bisect_right(self.offsets, i) - 1) for i in ids]
-        keys = [(self.doc_ids[d], i - self.offsets[d]) for i, d in where]
-        meta = keyword_postings.window_meta(self.wh, [k[0] for k in keys], [k[1] for k in keys])
-        return {i: (k[0], meta[k]) for (i, _), k in zip(where, keys)}
+        keys = [self._locate(i) for i in ids]
+        meta = keyword_postings.window_meta(self.wh, [d for d, _ in keys], [w for _, w in keys])
+        return {i: (key[0], meta[key]) for i, key in zip(ids, keys)}
 
 
 class WindowTerms(Mapping):

@@ -242,7 +242,8 @@ def detect_keywords(question_id: str, terms: QueryTerms, index: KeywordIndex | P
 
 
 def _clamped(docs: Mapping, row: dict) -> tuple[str, int, int, int]:
-    """A vector row's range as detect_embeddings anchors it (cut at its document's last line), for prefetching."""
+    """(doc_id, page, line_start, line_end) of a vector row as detect_embeddings anchors it: its range cut at its
+    document's last line (vectors of an older version of the document may run past it)."""
     doc = docs.get(row["doc_id"])
     last = doc.last_line if doc is not None else row["line_end"]
     return row["doc_id"], row["page"], min(row["line_start"], last), min(row["line_end"], last)
@@ -274,8 +275,7 @@ def detect_embeddings(question_id: str, question_text: str, terms: QueryTerms, v
         doc = docs.get(row["doc_id"])
         if doc is None:  # vectors of a document the warehouse no longer holds: not a proposal we can anchor
             continue
-        last = doc.last_line
-        start, end = min(row["line_start"], last), min(row["line_end"], last)
+        _, _, start, end = _clamped(docs, row)
         page, start, end = anchor_on_page(doc, start, end, terms)
         if overlaps(hits, doc.doc_id, start, end):
             continue

@@ -241,11 +241,7 @@ class DocCorpus:
         """(first, last) positions of the page's lines; first > last when the page has no line."""
         spans = self.__dict__.get("_page_spans")
         if spans is None:
-            spans = {}
-            for i, p in enumerate(self.line_pages):
-                first, _ = spans.get(p, (i, i))
-                spans[p] = (first, i)
-            self.__dict__["_page_spans"] = spans
+            spans = self.__dict__["_page_spans"] = page_spans(self.line_pages)
         return spans.get(page, (1, 0))
 
     def page_labels(self) -> dict[str, list[int]]:
@@ -271,6 +267,15 @@ class DocCorpus:
         if 0 <= line_no < len(self.line_nos) and self.line_nos[line_no] == line_no:
             return line_no
         return self.line_nos.index(line_no)
+
+
+def page_spans(line_pages: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """page -> (first, last) positions of its lines in ``line_pages`` (each line's page, in line order)."""
+    spans: dict[int, tuple[int, int]] = {}
+    for i, p in enumerate(line_pages):
+        first, _ = spans.get(p, (i, i))
+        spans[p] = (first, i)
+    return spans
 
 
 def toc_source(toc: pl.DataFrame) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from tasks.corpus.windows import section_of_spans
 from tasks.detect.corpus_wide import DocSummary
-from tasks.detect.keyword_index import DocCorpus, LineTokens
+from tasks.detect.keyword_index import DocCorpus, LineTokens, page_spans
 from warehouse import corpus
 from warehouse.db import Warehouse
 
@@ -45,11 +45,7 @@ class PageView:
         self.line_tokens = LineTokens(self.line_texts)
         self.line_sections = section_of_spans(nos, self._summary.spans)
         self._positions = {n: i for i, n in enumerate(nos)}
-        spans: dict[int, tuple[int, int]] = {}
-        for i, p in enumerate(self.line_pages):
-            first, _ = spans.get(p, (i, i))
-            spans[p] = (first, i)
-        self._page_spans = spans
+        self._page_spans = page_spans(self.line_pages)
 
     def add(self, pages: Iterable[int], rows: Iterable[tuple[int, int, str]]) -> None:
         """The lines ``rows`` ((page, line_no, text)) of ``pages``, read."""
