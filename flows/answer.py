@@ -82,7 +82,7 @@ def collector_for_a_run(young: int = 10_000) -> Iterator[None]:
 
 def build_context(wh: Warehouse, run_id: str, settings: Settings, regime: str, profile: str,
                   stop_after: str | None = None) -> PipelineContext:
-    vectors = VectorStore(settings.lance_dir, settings.detect.vector_documents)
+    vectors = VectorStore(settings.lance_dir, settings.detect.vector_documents, **settings.vector_store_options())
     embedder = question_embedder(settings, vectors)
     arb, gen = make_clients(settings, wh, run_id)
     # the token counter every generation budget uses, built here once (~0.2 s) rather than inside the first

@@ -121,7 +121,7 @@ def ingest_into(wh: Warehouse, run_id: str, inputs: list[Path], settings: Settin
     summary = IngestSummary(run_id=run_id)
     files, roots = discover(inputs)
     summary.files = len(files)
-    vectors = VectorStore(settings.lance_dir) if embed else None
+    vectors = VectorStore(settings.lance_dir, **settings.vector_store_options()) if embed else None
     spec = EmbedSpec.from_settings(settings) if embed else None
     stored = vectors.doc_embedders() if vectors is not None else None
     todo = []

@@ -148,6 +148,9 @@ class Settings(BaseSettings):
     home: Path = Field(Path(".arbiter"), description="warehouse home: warehouse.duckdb, lance/, reports/, models/")
     lance_uri: str | None = Field(None, description="line-window vectors: a folder or an object-store URI "
                                                     "(s3://, gs://, az://); unset = <home>/lance")
+    lance_metadata_cache_mb: int = Field(64, ge=1, description="LanceDB's file-metadata cache, MB (its default, 1 GB, "
+                                                               "filled as an ingest wrote a version a document)")
+    lance_index_cache_mb: int = Field(256, ge=1, description="LanceDB's cache of opened indexes, MB (its default: 6 GB)")
     ingest: IngestSettings = IngestSettings()
     embedder: EmbedderSettings = EmbedderSettings()
     detect: DetectSettings = DetectSettings()
@@ -173,6 +176,10 @@ class Settings(BaseSettings):
         if self.lance_uri:
             return self.lance_uri if "://" in self.lance_uri else Path(self.lance_uri)
         return self.home / "lance"
+
+    def vector_store_options(self) -> dict[str, int]:
+        """The bounds of LanceDB's caches, as :class:`warehouse.vectors.VectorStore` takes them."""
+        return {"metadata_cache_mb": self.lance_metadata_cache_mb, "index_cache_mb": self.lance_index_cache_mb}
 
     @property
     def reports_dir(self) -> Path:

@@ -44,3 +44,21 @@ def test_doc_scoped_vectors_are_kept_for_a_bounded_number_of_documents(tmp_path)
     assert list(vs._docs) == ["d3", "d4"]
     again = vs.search(q, ["d0"], 3)  # dropped, read again: the same windows
     assert again["doc_id"].to_list() == ["d0"] * 3 and list(vs._docs) == ["d4", "d0"]
+
+
+def test_an_ingest_deletes_only_the_documents_the_table_holds_and_still_replaces_them(tmp_path, monkeypatch):
+    vs = store(tmp_path, 2, 5)
+    fresh = VectorStore(tmp_path / "lance", metadata_cache_mb=8, index_cache_mb=8)  # as an ingest opens it
+    assert fresh.doc_embedders() == {"d0": {"test"}, "d1": {"test"}}
+    deleted = []
+    real = type(fresh.table()).delete
+    monkeypatch.setattr(type(fresh.table()), "delete", lambda tbl, where: (deleted.append(where), real(tbl, where)))
+    rng = np.random.default_rng(1)
+    fresh.replace_doc("d2", windows("d2", 4), rng.standard_normal((4, 16)).astype(np.float32), "test")  # new
+    fresh.replace_doc("d0", windows("d0", 3), rng.standard_normal((3, 16)).astype(np.float32), "test")  # held
+    fresh.replace_doc("d2", windows("d2", 2), rng.standard_normal((2, 16)).astype(np.float32), "test")  # now held
+    assert deleted == ["doc_id = 'd0'", "doc_id = 'd2'"]
+    assert (fresh.count("d0"), fresh.count("d1"), fresh.count("d2")) == (3, 5, 2)
+    fresh.delete_doc("d1")
+    fresh.replace_doc("d1", windows("d1", 1), rng.standard_normal((1, 16)).astype(np.float32), "test")
+    assert deleted[-1] == "doc_id = 'd1'" and fresh.count("d1") == 1  # deleted once, by delete_doc

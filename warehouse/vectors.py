@@ -36,6 +36,10 @@ ANN_ROWS = 200_000
 ANN_PARTITION_ROWS, ANN_NPROBES, ANN_REFINE = 4096, 48, 20
 # versions older than this are deleted by maintain: a reader still on one fails, so not at once
 KEEP_VERSIONS = timedelta(minutes=10)
+# LanceDB's caches, per store (settings: lance_metadata_cache_mb, lance_index_cache_mb). Its defaults are 1 GB of
+# metadata and 6 GB of index: an ingest writes a version a document, and the metadata cached for them grew with the
+# square of the documents (104 MB after 500 generated documents, ~0.9 GB of RSS by the 50k pages' 2,002: issue #29)
+METADATA_CACHE_MB, INDEX_CACHE_MB = 64, 256
 _COLS = ["doc_id", "window_id", "page", "line_start", "line_end", "section_id", "text"]  # what a search returns
 
 
@@ -50,22 +54,29 @@ def _quote(value: str) -> str:
 
 
 class VectorStore:
-    def __init__(self, lance_dir: Path | str, max_docs: int = MAX_DOCS):
+    def __init__(self, lance_dir: Path | str, max_docs: int = MAX_DOCS, metadata_cache_mb: int = METADATA_CACHE_MB,
+                 index_cache_mb: int = INDEX_CACHE_MB):
         """``lance_dir``: a local folder (created) or an object-store URI (``s3://bucket/arbiter/lance``; LanceDB
         reads its credentials from the usual environment variables). ``max_docs``: documents whose vectors are kept
-        in memory for doc-scoped search (least recently used dropped first)."""
+        in memory for doc-scoped search (least recently used dropped first). ``metadata_cache_mb``,
+        ``index_cache_mb``: the bounds of LanceDB's own caches (file metadata; opened indexes)."""
         if isinstance(lance_dir, str) and "://" in lance_dir:
             self.dir = lance_dir
         else:
             self.dir = Path(lance_dir)
             self.dir.mkdir(parents=True, exist_ok=True)
-        self.db = lancedb.connect(str(self.dir))
+        session = lancedb.Session(index_cache_size_bytes=index_cache_mb * 2**20,
+                                  metadata_cache_size_bytes=metadata_cache_mb * 2**20)
+        self.db = lancedb.connect(str(self.dir), session=session)
         self._lock = threading.RLock()
         self._table = None
         self._dim: int | None = None  # the stored vectors' dimension, read once (see dim)
         self._docs: OrderedDict[str, tuple[pl.DataFrame, np.ndarray]] = OrderedDict()  # doc_id -> (windows, vectors)
         self._max_docs = max_docs
         self._ann: bool | None = None  # whether the table has a vector index (read once)
+        # the documents the table holds, once doc_embedders has read them (an ingest does, first): a new document's
+        # replace_doc then skips its delete, a scan of every fragment's doc_id that an ingest paid a document
+        self._stored: set[str] | None = None
         # a multi-document scope's windows and vectors, concatenated once rather than at every question of it
         self._scopes: OrderedDict[tuple[str, ...], tuple[pl.DataFrame, np.ndarray]] = OrderedDict()
 
@@ -109,9 +120,10 @@ class VectorStore:
             self._docs.pop(doc_id, None)
             self._scopes.clear()
             tbl = self.table()
-            if tbl is not None:
+            if tbl is not None and (self._stored is None or doc_id in self._stored):
                 tbl.delete(f"doc_id = {_quote(doc_id)}")
             if windows.height == 0:
+                self._forget(doc_id)
                 return 0
             arrow = windows.select("doc_id", "window_id", "page", "line_start", "line_end", "section_id", "text")
             arrow = arrow.with_columns(pl.lit(embedder).alias("embedder")).to_arrow()
@@ -122,7 +134,13 @@ class VectorStore:
                 self._table, self._dim = self.db.create_table(TABLE, data=arrow), None
             else:
                 tbl.add(arrow)
+            if self._stored is not None:
+                self._stored.add(doc_id)
         return windows.height
+
+    def _forget(self, doc_id: str) -> None:
+        if self._stored is not None:
+            self._stored.discard(doc_id)
 
     def delete_doc(self, doc_id: str) -> None:
         with self._lock:
@@ -131,6 +149,7 @@ class VectorStore:
             tbl = self.table()
             if tbl is not None:
                 tbl.delete(f"doc_id = {_quote(doc_id)}")
+            self._forget(doc_id)
 
     def doc_ids(self) -> set[str]:
         tbl = self.table()
@@ -140,15 +159,16 @@ class VectorStore:
 
     def doc_embedders(self) -> dict[str, set[str]]:
         """doc_id -> the names of the embedders its stored vectors came from (one, unless an ingest was torn)."""
-        tbl = self.table()
-        if tbl is None:
-            return {}
-        out: dict[str, set[str]] = {}
-        # a scan of the two columns only (to_arrow would read every vector too)
-        cols = tbl.search().select(["doc_id", "embedder"]).limit(None).to_arrow().to_pydict()
-        for doc, name in zip(cols["doc_id"], cols["embedder"]):
-            out.setdefault(doc, set()).add(name)
-        return out
+        with self._lock:
+            tbl = self.table()
+            out: dict[str, set[str]] = {}
+            if tbl is not None:
+                # a scan of the two columns only (to_arrow would read every vector too)
+                cols = tbl.search().select(["doc_id", "embedder"]).limit(None).to_arrow().to_pydict()
+                for doc, name in zip(cols["doc_id"], cols["embedder"]):
+                    out.setdefault(doc, set()).add(name)
+            self._stored = set(out)  # what replace_doc must delete first; it keeps the set up to date
+            return out
 
     def count(self, doc_id: str | None = None) -> int:
         tbl = self.table()
