@@ -20,6 +20,8 @@ import polars as pl
 import pyarrow as pa
 from threadpoolctl import ThreadpoolController
 
+from schemas.settings import Settings
+
 TABLE = "line_windows"
 # The product runs on one BLAS thread. With OpenBLAS's own threads (one a core), each question's product left them
 # spinning afterwards: measured on the Docugami home (2 cores), 4-8 ms of CPU a question burnt beside detection's
@@ -39,7 +41,8 @@ KEEP_VERSIONS = timedelta(minutes=10)
 # LanceDB's caches, per store (settings: lance_metadata_cache_mb, lance_index_cache_mb). Its defaults are 1 GB of
 # metadata and 6 GB of index: an ingest writes a version a document, and the metadata cached for them grew with the
 # square of the documents (104 MB after 500 generated documents, ~0.9 GB of RSS by the 50k pages' 2,002: issue #29)
-METADATA_CACHE_MB, INDEX_CACHE_MB = 64, 256
+METADATA_CACHE_MB = Settings.model_fields["lance_metadata_cache_mb"].default  # the settings' defaults, for a
+INDEX_CACHE_MB = Settings.model_fields["lance_index_cache_mb"].default  # store opened without settings
 _COLS = ["doc_id", "window_id", "page", "line_start", "line_end", "section_id", "text"]  # what a search returns
 
 
