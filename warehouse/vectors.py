@@ -154,12 +154,6 @@ class VectorStore:
                 tbl.delete(f"doc_id = {_quote(doc_id)}")
             self._forget(doc_id)
 
-    def doc_ids(self) -> set[str]:
-        tbl = self.table()
-        if tbl is None:
-            return set()
-        return set(tbl.to_arrow().column("doc_id").unique().to_pylist())
-
     def doc_embedders(self) -> dict[str, set[str]]:
         """doc_id -> the names of the embedders its stored vectors came from (one, unless an ingest was torn)."""
         with self._lock:
