@@ -24,7 +24,11 @@ class IngestSettings(BaseModel):
     window_stride: int = Field(2, description="lines between the starts of two windows")
     embed_block_lines: int = Field(4, description="lines per block run through the embedder once (<= 128 tokens); "
                                                   "window vectors are pooled from the blocks' token states")
-    embed_batch_size: int = Field(32, description="windows per embedding batch")
+    embed_batch_size: int = Field(32, description="texts per embedding batch (questions; the torch and hash "
+                                                  "embedders' windows; blocks run one per pass)")
+    embed_block_cache_mb: int = Field(64, ge=0, description="per process, MB of blocks' pooled states kept so a "
+                                                          "block seen before (repeated boilerplate) is not run again "
+                                                          "(about 3 KB a block; 0: none)")
 
 
 class EmbedderSettings(BaseModel):

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from tasks.corpus import embed, onnx_model
-from tasks.corpus.blocks import block_spans, window_vectors
+from tasks.corpus.blocks import BlockCache, block_spans, window_vectors
 from tasks.corpus.embed import (
     OnnxMiniLMEmbedder,
     TorchMiniLMEmbedder,
@@ -149,3 +149,48 @@ def test_a_gpu_device_takes_the_torch_path(monkeypatch):
     assert isinstance(make_embedder("minilm", "cpu"), OnnxMiniLMEmbedder)
     with pytest.raises(ValueError, match="unknown embedder"):
         make_embedder("nope")
+
+
+def test_a_block_seen_before_comes_from_the_cache_with_the_vectors_a_pass_gives(onnx, monkeypatch):
+    """Blocks run one per pass, so a block's states depend on its text alone: a second document that repeats the
+    first's blocks runs none of them, and its vectors are exactly those of running them (cache or not)."""
+    lines, toc = _doc()
+    windows = build_windows(lines, toc, 4, 2)
+    cache = BlockCache(8 << 20)
+    first, ran = window_vectors(onnx, lines, toc, windows, 4, cache)
+    assert ran == len(cache) > 0 and cache.hits == 0
+    passes: list[str] = []
+    real = onnx.token_states
+    monkeypatch.setattr(onnx, "token_states", lambda texts, **kw: passes.extend(texts) or real(texts, **kw))
+    again, ran_again = window_vectors(onnx, lines, toc, windows, 4, cache)
+    assert ran_again == 0 and passes == [] and cache.hits == ran
+    assert np.array_equal(again, first)
+    monkeypatch.undo()
+    uncached, _ = window_vectors(onnx, lines, toc, windows, 4)  # no cache: every block run again
+    assert np.array_equal(uncached, first)
+    # a block inside other text (another document's new neighbours) still gives the same states
+    shifted = lines.with_columns(pl.col("line_no") + 1)
+    extra = pl.DataFrame({"doc_id": ["d"], "page": [0], "line_no": [0], "text": ["Cover page of another filing"]})
+    lines2 = pl.concat([extra, shifted])
+    toc2 = pl.DataFrame({"section_id": [0, 1, 2], "level": [1, 1, 1], "line_start": [0, 1, 16],
+                         "line_end": [0, 15, lines2.height - 1]})
+    fresh = BlockCache(8 << 20)
+    window_vectors(onnx, lines, toc, windows, 4, fresh)
+    _, ran2 = window_vectors(onnx, lines2, toc2, build_windows(lines2, toc2, 4, 2), 4, fresh)
+    assert ran2 == 1  # only the new cover line's block
+
+
+def test_the_block_cache_keeps_its_byte_bound_least_recently_used_out():
+    cache = BlockCache(3 * (4 * 384 * 2 + 4 * 4))  # three 4-line blocks
+    means, counts = np.ones((4, 384), dtype=np.float16), np.ones(4, dtype=np.int32)
+    keys = [BlockCache.key("m", f"block {i}") for i in range(4)]
+    for k in keys[:3]:
+        cache.put(k, means, counts)
+    assert cache.get(keys[0]) is not None  # keys[0] now the most recently used
+    cache.put(keys[3], means, counts)
+    assert len(cache) == 3 and cache.bytes <= cache.max_bytes
+    assert cache.get(keys[1]) is None and cache.get(keys[0]) is not None
+    assert BlockCache.key("other model", "block 0") != keys[0]  # another embedder's states are not shared
+    nothing = BlockCache(0)
+    nothing.put(keys[0], means, counts)
+    assert len(nothing) == 0

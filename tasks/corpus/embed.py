@@ -55,7 +55,7 @@ class OnnxMiniLMEmbedder:
     count, so each pads to its own longest text (unsorted batches pad every short window to the longest one near
     it: 41 vs 63 windows/s here, benchmarks/embedder.py). Activations are quantized per batch, so a vector moves
     within quantization noise with its batch-mates (cosine > 0.98); the same texts in the same order give the same
-    vectors, which is what makes a document's vectors reproducible (ingest batches per document).
+    vectors. Ingest runs its blocks one per pass (``tasks.corpus.blocks``), so theirs depend on the text alone.
     ``model``: another ONNX file of the same model (benchmarks compare the packaged fp32-at-run-time one)."""
 
     name = "all-MiniLM-L6-v2-dynint8"
@@ -92,19 +92,21 @@ class OnnxMiniLMEmbedder:
             out[i] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
         return out
 
-    def token_states(self, texts: list[str], sort: bool = True,
-                     encodings: list | None = None) -> list[np.ndarray]:
-        """Each text's last hidden states, (its tokens incl. [CLS]/[SEP], dim) float32, unpadded."""
+    def token_states(self, texts: list[str], sort: bool = True, encodings: list | None = None,
+                     batch_size: int | None = None) -> list[np.ndarray]:
+        """Each text's last hidden states, (its tokens incl. [CLS]/[SEP], dim) float32, unpadded; ``batch_size``
+        (default the embedder's) texts per pass: 1 gives states that depend on the text alone."""
         if not texts:
             return []
         encodings = encodings or self.tokenizer.encode_batch(list(texts))
         order = (sorted(range(len(texts)), key=lambda i: len(encodings[i].ids)) if sort
                  else list(range(len(texts))))
         out: list[np.ndarray | None] = [None] * len(texts)
+        step = batch_size or self.batch_size
         with self._lock:
             t0 = time.perf_counter()
-            for a in range(0, len(order), self.batch_size):
-                idx = order[a:a + self.batch_size]
+            for a in range(0, len(order), step):
+                idx = order[a:a + step]
                 width = max(len(encodings[i].ids) for i in idx)
                 ids = np.zeros((len(idx), width), dtype=np.int64)
                 mask = np.zeros((len(idx), width), dtype=np.int64)

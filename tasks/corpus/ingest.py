@@ -22,7 +22,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from schemas.settings import Settings
-from tasks.corpus.blocks import window_vectors
+from tasks.corpus.blocks import block_cache, window_vectors
 from tasks.corpus.embed import embed_unique, embedder_name, thread_embedder
 from tasks.corpus.identity import CALENDAR_PAGES, frame_lines, identity_json, load_identity, read_identity
 from tasks.corpus.parse import (
@@ -52,6 +52,7 @@ class EmbedSpec:
     window_lines: int = 4
     window_stride: int = 2
     block_lines: int = 4
+    block_cache_mb: int = 64
 
     @classmethod
     def from_settings(cls, settings: Settings, threads: int | None = None) -> EmbedSpec:
@@ -59,7 +60,8 @@ class EmbedSpec:
                    batch_size=settings.ingest.embed_batch_size,
                    threads=settings.embedder.threads if threads is None else threads,
                    window_lines=settings.ingest.window_lines, window_stride=settings.ingest.window_stride,
-                   block_lines=settings.ingest.embed_block_lines)
+                   block_lines=settings.ingest.embed_block_lines,
+                   block_cache_mb=settings.ingest.embed_block_cache_mb)
 
     @property
     def embedder_name(self) -> str:
@@ -181,7 +183,8 @@ def embed_outcome(outcome: ParseOutcome, spec: EmbedSpec) -> ParseOutcome:
     b0 = busy() if busy else 0.0
     windows = build_windows(doc.lines, doc.toc, spec.window_lines, spec.window_stride)  # BM25's own windows
     if hasattr(embedder, "token_states"):  # each line through the model once, pooled into the windows
-        outcome.vectors, outcome.embedded = window_vectors(embedder, doc.lines, doc.toc, windows, spec.block_lines)
+        outcome.vectors, outcome.embedded = window_vectors(embedder, doc.lines, doc.toc, windows, spec.block_lines,
+                                                           block_cache(spec.block_cache_mb))
     else:  # the torch (GPU) and hash embedders embed each window's text; repeated texts once
         outcome.vectors, outcome.embedded = embed_unique(embedder, windows["text"].to_list())
     outcome.windows, outcome.embedder = windows, embedder.name
